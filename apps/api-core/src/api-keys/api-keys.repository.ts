@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { Database, Prisma } from '@dc/database';
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(private readonly db: Database) {}
+
+  findById(id: string) {
+    return this.db.client.apiKey.findUnique({ where: { id } });
+  }
+
+  create(data: Prisma.ApiKeyUncheckedCreateInput) {
+    return this.db.client.apiKey.create({ data });
+  }
+
+  update(id: string, data: Prisma.ApiKeyUncheckedUpdateInput) {
+    return this.db.client.apiKey.update({ where: { id }, data });
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { AuthContext, CampaignStatus } from '@dc/contracts';
+import { Database, newId, Prisma } from '@dc/database';
+import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reachable-sql';
+import { CampaignMetricsRow, CampaignRow } from './campaign.mapper';
+
+export interface CampaignListFilter {
+  portfolioId?: string;
+  statuses?: string[];
+}
+
+export interface NewCampaign {
+  portfolioId: string;
+  name: string;
+  description: string | null;
+  channel: string;
+  startsAt: Date | null;
+  endsAt: Date | null;
+}
+
+const COLUMNS = Prisma.sql`
+  cmp.id, cmp.portfolio_id AS "portfolioId", cmp.name, cmp.description, cmp.channel, cmp.status,
+  cmp.starts_at AS "startsAt", cmp.ends_at AS "endsAt", cmp.created_at AS "createdAt", cmp.updated_at AS "updatedAt"`;
+
+/** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach, filters applied. */
+export function campaignsPageSql(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Prisma.Sql {
+  const conditions: Prisma.Sql[] = [];
+  if (filter.statuses?.length) conditions.push(Prisma.sql`cmp.status = ANY(${filter.statuses}::text[])`);
+  const page = { columns: COLUMNS, from: Prisma.sql`campaigns cmp`, alias: 'cmp', conditions, portfolioId: filter.portfolioId, afterId, take };
+  return reachableKeysetPageSql(auth, page);
+}
+
+/** The only code that touches Prisma/SQL for campaigns. */
+@Injectable()
+export class CampaignsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach. */
+  listReachable(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Promise<CampaignRow[]> {
+    return this.db.client.$queryRaw<CampaignRow[]>(campaignsPageSql(auth, filter, afterId, take));
+  }
+
+  async findReachable(auth: AuthContext, id: string): Promise<CampaignRow | null> {
+    const rows = await this.db.client.$queryRaw<CampaignRow[]>`
+      SELECT ${COLUMNS}
+      FROM campaigns cmp JOIN portfolios p ON p.id = cmp.portfolio_id
+      WHERE cmp.id = ${id} AND ${reachablePortfolioSql(auth)}`;
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Metrics of every campaign of a page in ONE query: call counts per campaign, and promises
+   * taken in the campaign's calls grouped by currency (amounts of different currencies are never
+   * added). Campaigns without calls have no row.
+   */
+  async metrics(campaignIds: string[]): Promise<Map<string, CampaignMetricsRow>> {
+    if (!campaignIds.length) return new Map();
+    const rows = await this.db.client.$queryRaw<CampaignMetricsRow[]>`
+      WITH call_stats AS (
+        SELECT campaign_id,
+               count(*)::int AS calls_total,
+               count(*) FILTER (WHERE status = 'completed')::int AS calls_completed,
+               count(DISTINCT debtor_id) FILTER (WHERE status = 'completed')::int AS debtors_reached
+        FROM calls WHERE campaign_id = ANY(${campaignIds}::text[])
+        GROUP BY campaign_id
+      ), promise_stats AS (
+        SELECT c.campaign_id, pr.currency, count(*)::int AS n, sum(pr.amount)::text AS amount
+        FROM promises pr JOIN calls c ON c.id = pr.call_id
+        WHERE c.campaign_id = ANY(${campaignIds}::text[])
+        GROUP BY c.campaign_id, pr.currency
+      )
+      SELECT cs.campaign_id AS "campaignId", cs.calls_total AS "callsTotal", cs.calls_completed AS "callsCompleted",
+             cs.debtors_reached AS "debtorsReached",
+             COALESCE((SELECT sum(ps.n) FROM promise_stats ps WHERE ps.campaign_id = cs.campaign_id), 0)::int AS "promisesTotal",
+             COALESCE((SELECT json_agg(json_build_object('currency', ps.currency, 'amount', ps.amount) ORDER BY ps.currency)
+                       FROM promise_stats ps WHERE ps.campaign_id = cs.campaign_id), '[]'::json) AS "promisedAmounts"
+      FROM call_stats cs`;
+    return new Map(rows.map((r) => [r.campaignId, r]));
+  }
+
+  /** Operator intake: any existing portfolio. */
+  findPortfolio(id: string): Promise<{ id: string } | null> {
+    return this.db.client.portfolio.findUnique({ where: { id }, select: { id: true } });
+  }
+
+  findById(id: string): Promise<CampaignRow | null> {
+    return this.db.client.campaign.findUnique({ where: { id } });
+  }
+
+  insert(campaign: NewCampaign): Promise<CampaignRow> {
+    return this.db.client.campaign.create({ data: { id: newId('cmp'), ...campaign, status: 'draft' } });
+  }
+
+  /** Compare-and-set: moves the campaign only if it is still `from`; null when it changed meanwhile. */
+  async transition(id: string, from: string, to: CampaignStatus): Promise<CampaignRow | null> {
+    const { count } = await this.db.client.campaign.updateMany({ where: { id, status: from }, data: { status: to } });
+    return count === 1 ? this.findById(id) : null;
+  }
+}

@@ -1,0 +1,139 @@
+import { BatchDebtorDto, DebtorBatchReason, erasureHash } from '@dc/contracts';
+import { batchKeys, BatchState, internalFailure, normalisePhone, parseAmount, planBatch, prepareItems } from './batch-plan';
+
+const debtor = (externalId: string, extra: Partial<BatchDebtorDto> = {}): BatchDebtorDto => ({
+  externalId, identityFirstName: 'Ana', identityDocumentType: 'id', identityDocumentNumber: 'N', ...extra,
+});
+const debt = (externalId: string, extra: Record<string, unknown> = {}) => ({ externalId, totalAmount: 100, currency: 'EUR', ...extra });
+const empty = (): BatchState => ({ debtors: new Map(), erasedHashes: new Set(), debts: new Map() });
+let n = 0;
+const ids = (prefix: string) => `${prefix}_${(n += 1)}`;
+const plan = (debtors: BatchDebtorDto[], state = empty()) => planBatch(prepareItems(debtors), state, ids);
+const reasons = (debtors: BatchDebtorDto[], state = empty()) => plan(debtors, state).view.results.map((r) => r.reason?.code ?? r.status);
+
+describe('normalisePhone', () => {
+  it('gives the same number regardless of format', () => {
+    expect(normalisePhone('+34 600 11 22 33')).toBe('+34600112233');
+    expect(normalisePhone('+34600112233')).toBe('+34600112233');
+    expect(normalisePhone('+34 (600) 11-22.33')).toBe('+34600112233');
+    expect(normalisePhone('+44 (0)20 7946 0958')).toBe(normalisePhone('+442079460958'));
+    expect(normalisePhone('+39 06 1234 5678')).toBe('+390612345678'); // Italy keeps its leading 0
+  });
+
+  it('requires the E.164 shape only: +, first digit not 0, 9 to 15 digits', () => {
+    expect(normalisePhone('600112233')).toBeNull();
+    expect(normalisePhone('+0600112233')).toBeNull();
+    expect(normalisePhone('+3460011')).toBeNull(); // 7 digits
+    expect(normalisePhone('+1234567890123456')).toBeNull(); // 16 digits
+    expect(normalisePhone('+999123456789')).toBe('+999123456789'); // shape only, no numbering-plan validity
+    expect(normalisePhone('+34 600 abc')).toBeNull();
+  });
+});
+
+describe('parseAmount', () => {
+  it('accepts up to 4 decimals and 15 integer digits', () => {
+    expect(parseAmount(10.1234)).toEqual({ text: '10.1234', scaled: 101234n });
+    expect(parseAmount(100)).toEqual({ text: '100', scaled: 1000000n });
+    expect(parseAmount(10.12345)).toBeNull();
+    expect(parseAmount(1e16)).toBeNull();
+    expect(parseAmount(1e-7)).toBeNull();
+    expect(parseAmount(-1)).toBeNull();
+  });
+});
+
+describe('prepareItems and planBatch', () => {
+  it('creates new debtors and debts with derived paid status', () => {
+    const p = plan([debtor('a', { debts: [debt('d1', { paidAmount: 100 }), debt('d2', { paidAmount: 0.5 })] as never })]);
+    expect(p.view.summary).toEqual({ created: 1, received: 1, rejected: 0, updated: 0 });
+    expect(p.writes.newDebtors).toHaveLength(1);
+    expect(p.writes.newDebts.map((d) => [d.externalId, d.paid, d.paidAmount])).toEqual([['d1', true, '100'], ['d2', false, '0.5']]);
+  });
+
+  it('omitted paidAmount is 0', () => {
+    expect(plan([debtor('a', { debts: [debt('d')] as never })]).writes.newDebts[0].paidAmount).toBe('0');
+  });
+
+  it('duplicate_in_batch: the first wins', () => {
+    expect(reasons([debtor('a'), debtor('b'), debtor('a')])).toEqual(['created', 'created', DebtorBatchReason.DuplicateInBatch]);
+  });
+
+  it('invalid_phone, and repeated numbers across formats', () => {
+    expect(reasons([debtor('a', { contactInfoPhoneNumbers: [{ phone: '12345' }] })])).toEqual([DebtorBatchReason.InvalidPhone]);
+    expect(reasons([debtor('a', { contactInfoPhoneNumbers: [{ phone: '+34 600 11 22 33' }, { phone: '+34600112233' }] })])).toEqual([DebtorBatchReason.InvalidPhone]);
+  });
+
+  it('phones: empty list = untouched; owner null unless sent', () => {
+    const p = plan([debtor('a', { contactInfoPhoneNumbers: [] }), debtor('b', { contactInfoPhoneNumbers: [{ phone: '+34600112233', owner: 'holder' }, { phone: '+34600112234' }] })]);
+    expect(p.writes.phoneSets).toHaveLength(1);
+    expect(p.writes.phoneSets[0].phones.map((x) => x.owner)).toEqual(['holder', null]);
+  });
+
+  it('emails: empty list deletes all; absent untouched', () => {
+    const p = plan([debtor('a', { contactInfoEmails: [] }), debtor('b')]);
+    expect(p.writes.emailSets).toEqual([{ debtorId: p.view.results[0].id, emails: [] }]);
+  });
+
+  it('invalid_amount, debt_currency_invalid, debt_duplicate_in_item', () => {
+    expect(reasons([debtor('a', { debts: [debt('d', { paidAmount: 101 })] as never })])).toEqual([DebtorBatchReason.InvalidAmount]);
+    expect(reasons([debtor('a', { debts: [debt('d', { totalAmount: 1.00001 })] as never })])).toEqual([DebtorBatchReason.InvalidAmount]);
+    expect(reasons([debtor('a', { debts: [debt('d', { currency: 'ABC' })] as never })])).toEqual([DebtorBatchReason.DebtCurrencyInvalid]);
+    expect(reasons([debtor('a', { debts: [debt('d'), debt('d')] as never })])).toEqual([DebtorBatchReason.DebtDuplicateInItem]);
+  });
+
+  it('debt_duplicate_in_batch only against accepted items', () => {
+    expect(reasons([debtor('a', { debts: [debt('d')] as never }), debtor('b', { debts: [debt('d')] as never })])).toEqual(['created', DebtorBatchReason.DebtDuplicateInBatch]);
+    expect(reasons([debtor('a', { debts: [debt('d'), debt('x', { currency: 'ABC' })] as never }), debtor('b', { debts: [debt('d')] as never })])).toEqual([
+      DebtorBatchReason.DebtCurrencyInvalid, 'created',
+    ]);
+  });
+
+  it('existing debts: updated under the same debtor, in use under another, currency never changes', () => {
+    const state = empty();
+    state.debtors.set('a', { id: 'dbt_a', externalId: 'a', complianceOptOut: false });
+    state.debts.set('d', { id: 'debt_d', externalId: 'd', debtorId: 'dbt_a', currency: 'EUR' });
+    const p = plan([debtor('a', { debts: [debt('d')] as never })], state);
+    expect(p.view.results[0]).toEqual({ index: 0, externalId: 'a', status: 'updated', id: 'dbt_a', debts: [{ externalId: 'd', id: 'debt_d', status: 'updated' }] });
+    expect(p.writes.updatedDebts).toHaveLength(1);
+    expect(reasons([debtor('b', { debts: [debt('new'), debt('d')] as never })], state)).toEqual([DebtorBatchReason.DebtExternalIdInUse]);
+    expect(reasons([debtor('a', { debts: [debt('d', { currency: 'USD' })] as never })], state)).toEqual([DebtorBatchReason.DebtCurrencyMismatch]);
+    const rejected = plan([debtor('b', { debts: [debt('new'), debt('d')] as never })], state);
+    expect(rejected.writes.newDebtors).toEqual([]);
+    expect(rejected.writes.newDebts).toEqual([]);
+  });
+
+  it('erased_subject only when no live debtor exists', () => {
+    const state = empty();
+    state.erasedHashes.add(erasureHash('gone'));
+    state.erasedHashes.add(erasureHash('live'));
+    state.debtors.set('live', { id: 'dbt_live', externalId: 'live', complianceOptOut: false });
+    expect(reasons([debtor('gone'), debtor('live')], state)).toEqual([DebtorBatchReason.ErasedSubject, 'updated']);
+  });
+
+  it('opt-out recorded only when it becomes true', () => {
+    const state = empty();
+    state.debtors.set('a', { id: 'dbt_a', externalId: 'a', complianceOptOut: true });
+    state.debtors.set('b', { id: 'dbt_b', externalId: 'b', complianceOptOut: false });
+    const p = plan([debtor('a', { complianceOptOut: true }), debtor('b', { complianceOptOut: true }), debtor('c', { complianceOptOut: true }), debtor('d', { complianceOptOut: false })], state);
+    expect(p.writes.optOuts).toEqual(['dbt_b', p.view.results[2].id]);
+  });
+
+  it('batchKeys: every debtor externalId once; debts only of the items that passed stage 1', () => {
+    const items = prepareItems([
+      debtor('a', { debts: [debt('d1'), debt('d2')] as never }),
+      debtor('b', { debts: [debt('d1')] as never }),
+      debtor('a'),
+      debtor('c', { contactInfoPhoneNumbers: [{ phone: '600' }], debts: [debt('d3')] as never }),
+    ]);
+    expect(batchKeys(items)).toEqual({
+      debtorExternalIds: ['a', 'b', 'c'],
+      debtExternalIds: ['d1', 'd2'],
+      erasureHashes: [erasureHash('a'), erasureHash('b'), erasureHash('c')],
+    });
+  });
+
+  it('internalFailure keeps stage-1 reasons and reports the rest as internal', () => {
+    const view = internalFailure(prepareItems([debtor('a'), debtor('a')]));
+    expect(view.results.map((r) => r.reason?.code)).toEqual([DebtorBatchReason.Internal, DebtorBatchReason.DuplicateInBatch]);
+    expect(view.summary).toEqual({ created: 0, received: 2, rejected: 2, updated: 0 });
+  });
+});

@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { API_CORE_QUEUE_GROUP } from '@dc/contracts';
+import { loadConfigOrExit } from '@dc/config';
+import { Database } from '@dc/database';
+import { createLogger, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
+import IORedis from 'ioredis';
+import { AppModule } from './app.module';
+
+/** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health. */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit('api-core');
+  const logger = createLogger(config.serviceName, config.logLevel);
+  const database = new Database(config.database.url, config.database.poolSize);
+  const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher' });
+  // Only for claim-checked request bodies (PayloadStore); not needed to be ready.
+  const redis = new IORedis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const payloads = new PayloadStore(redis, config.redis.keyPrefix);
+  const server = new NamespacedNatsServer({
+    url: config.nats.url,
+    subjectPrefix: config.nats.subjectPrefix,
+    queue: API_CORE_QUEUE_GROUP,
+    name: 'api-core',
+    drainTimeoutMs: config.shutdownGraceMs,
+  });
+  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, payloads }), {
+    strategy: server,
+    logger: new NestPinoLogger(logger),
+  });
+  const health = new HealthServer({ postgres: () => database.ping(), nats: async () => assertConnected(bus) });
+  const healthPort = await health.listen(config.health.port);
+  await app.listen();
+  logger.info({ healthPort, subjectPrefix: config.nats.subjectPrefix }, 'api-core ready');
+
+  onShutdownSignal(logger, config.shutdownGraceMs, async () => {
+    health.startDraining();
+    await app.close(); // stops taking requests, waits for those taken to be answered, closes NATS
+    await bus.drain();
+    await database.close();
+    redis.disconnect();
+    await health.close();
+  });
+}
+
+async function assertConnected(bus: NatsBus): Promise<void> {
+  if (!bus.isConnected()) throw new Error('not connected');
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`api-core failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,39 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { AppError, ErrorCode, RpcReply } from '@dc/contracts';
+import type { Logger } from '@dc/observability';
+import { Observable, catchError, of, tap } from 'rxjs';
+import { LOGGER } from '../tokens';
+
+const PATTERN_METADATA = 'microservices:pattern';
+
+/**
+ * Turns every handler outcome into a typed `RpcReply` (exceptions do not survive the broker hop)
+ * and writes one log line per handled request. Unexpected errors are logged here with their stack
+ * and leave as a bare `internal_error`: nothing internal reaches a client.
+ */
+@Injectable()
+export class RpcReplyInterceptor implements NestInterceptor {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<RpcReply> {
+    // The handler's own pattern (the subject also carries the deployment's namespace).
+    const patterns = Reflect.getMetadata(PATTERN_METADATA, context.getHandler()) as string[] | undefined;
+    const pattern = patterns?.[0] ?? context.switchToRpc().getContext<{ getSubject(): string }>().getSubject();
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
+    return next.handle().pipe(
+      tap((reply: RpcReply) => this.logger.info({ pattern, ms: elapsed(), status: reply.ok ? reply.status : undefined }, 'handled')),
+      catchError((err: unknown) => {
+        if (err instanceof AppError) {
+          this.logger.info({ pattern, ms: elapsed(), code: err.code }, 'handled');
+          return of<RpcReply>({ ok: false, error: { code: err.code, message: err.message, issues: err.issues } });
+        }
+        this.logger.error({ pattern, ms: elapsed(), err }, 'handler failed');
+        return of<RpcReply>({
+          ok: false,
+          error: { code: ErrorCode.InternalError, message: 'An unexpected error occurred. Retry later; if it persists, contact support with the request id.' },
+        });
+      }),
+    );
+  }
+}

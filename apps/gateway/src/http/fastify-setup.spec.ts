@@ -1,0 +1,42 @@
+import Fastify from 'fastify';
+import pino from 'pino';
+import { configureFastify, fastifyOptions } from './fastify-setup';
+
+/** The listener setup on a bare Fastify (no Nest): request ids, framework errors, draining. */
+describe('fastify setup', () => {
+  async function listener() {
+    const app = Fastify(fastifyOptions(false));
+    const drainable = configureFastify(app, pino({ level: 'silent' }));
+    app.get('/things/:id', async (request) => ({ id: (request.params as { id: string }).id }));
+    await app.ready();
+    return { app, drainable };
+  }
+
+  const expectEnvelope = (res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string) => {
+    expect(res.statusCode).toBe(status);
+    const requestId = res.headers['x-request-id'];
+    expect(requestId).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(res.json()).toEqual({ error: { code, message: expect.any(String), requestId } });
+  };
+
+  it('answers routed requests with an X-Request-Id', async () => {
+    const { app } = await listener();
+    const res = await app.inject({ method: 'GET', url: '/things/a' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('an undecodable path or an over-long path parameter is 404 not_found in the envelope', async () => {
+    const { app } = await listener();
+    expectEnvelope(await app.inject({ method: 'GET', url: '/things/%C0' }), 404, 'not_found');
+    expectEnvelope(await app.inject({ method: 'GET', url: `/things/${'x'.repeat(101)}` }), 404, 'not_found');
+  });
+
+  it('while draining, new requests get 503 service_unavailable in the envelope and Connection: close', async () => {
+    const { app, drainable } = await listener();
+    drainable.startDraining();
+    const res = await app.inject({ method: 'GET', url: '/things/a' });
+    expectEnvelope(res, 503, 'service_unavailable');
+    expect(res.headers.connection).toBe('close');
+  });
+});

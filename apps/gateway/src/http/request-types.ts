@@ -1,0 +1,14 @@
+import type { AuthContext, Scope } from '@dc/contracts';
+
+/** What the auth guard attaches to the request for the rest of the pipeline. */
+export interface AuthenticatedCaller extends AuthContext {
+  scopes: Scope[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: AuthenticatedCaller;
+    /** Bytes of the JSON body as received, for the endpoint-specific size limits. */
+    bodyBytes?: number;
+  }
+}

@@ -1,0 +1,43 @@
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { AppError, ErrorIssue } from '@dc/contracts';
+
+/** Flattens class-validator's tree into `{message, path}` with paths like `debtors[3].debts[0].currency`. */
+export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
+  const issues: ErrorIssue[] = [];
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    for (const message of Object.values(error.constraints ?? {})) {
+      issues.push({ message: message.replace(error.property, path), path });
+    }
+    if (error.children?.length) issues.push(...toIssues(error.children, path));
+  }
+  return issues;
+}
+
+/**
+ * Validates and converts query and body DTOs from libs/contracts. Unknown body fields are refused
+ * (a misspelt field is a bug the client wants to hear about); every problem is listed at once.
+ */
+class DtoValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata) {
+    // Unreadable bodies and NUL characters were refused before (RequestInputInterceptor).
+    // A missing body is validated as an empty object, so the client hears which fields are required.
+    return super.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
+  }
+}
+
+export function createValidationPipe(): ValidationPipe {
+  return new DtoValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors: ValidationError[]) => {
+      const issues = toIssues(errors);
+      const summary = issues.length === 1 ? issues[0].message : `${issues.length} problems: ${issues.map((i) => i.message).join('; ')}`;
+      return AppError.validation(summary.length > 500 ? `${issues.length} problems in the request; see issues.` : summary, issues);
+    },
+  });
+}

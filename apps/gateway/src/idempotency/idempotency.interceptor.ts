@@ -1,0 +1,103 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { AppError, ErrorCode, Header } from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { OutcomeUnknownError } from '@dc/transport';
+import { GatewayMetrics } from '../metrics/gateway-metrics';
+import { CONFIG } from '../tokens';
+import { requestFingerprint } from './canonical-json';
+import { IdempotencyStore, REPLAYED_HEADERS } from './idempotency.store';
+
+const MAX_KEY_LENGTH = 255;
+const POLL_MS = 50;
+
+/**
+ * Idempotency-Key (spec: batch rule 12, imports): 1–255 characters, scoped to the API key,
+ * bound to a fingerprint of method + path + canonical body, kept 24 h. Same key and request:
+ * the stored response with `Idempotent-Replayed: true`, not reprocessed. Same key, different
+ * request: 409 idempotency_conflict. A duplicate arriving while the first is in flight waits for
+ * it (bounded) and replays; if the first fails, nothing was stored and the duplicate is processed.
+ * If Redis is unreachable a request that carries a key is refused with 503 rather than risk a
+ * double write (fail closed); requests without a key are unaffected.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly metrics: GatewayMetrics,
+    @Inject(CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || header === '') return next.handle();
+    if (typeof header !== 'string' || header.length > MAX_KEY_LENGTH) {
+      throw AppError.validation(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`, [
+        { message: `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, path: 'Idempotency-Key' },
+      ]);
+    }
+    const key = this.store.key(request.caller?.apiKeyId ?? 'anonymous', header);
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const deadline = Date.now() + this.config.idempotency.waitMs;
+
+    for (;;) {
+      const claim = await this.unlessStoreDown(() => this.store.claim(key, fingerprint));
+      if (claim.kind === 'claimed') return this.process(next, reply, key, claim.token, fingerprint);
+      if (claim.kind === 'replay') {
+        this.metrics.idempotentReplays.inc();
+        void reply.status(claim.response.status).headers(claim.response.headers ?? {}).header(Header.IdempotentReplayed, 'true');
+        return of(claim.response.body);
+      }
+      if (claim.kind === 'conflict') {
+        throw new AppError(
+          ErrorCode.IdempotencyConflict,
+          'This Idempotency-Key was already used with a different request (body, path or portfolio). Use a new key for a new request.',
+        );
+      }
+      if (Date.now() >= deadline) {
+        throw new AppError(ErrorCode.IdempotencyConflict, 'A request with this Idempotency-Key is still being processed. Retry later with the same key.');
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  private process(next: CallHandler, reply: FastifyReply, key: string, token: string, fingerprint: string): Observable<unknown> {
+    return next.handle().pipe(
+      mergeMap(async (body: unknown) => {
+        // Stored before the response leaves, so a waiting duplicate never misses it.
+        if (reply.statusCode >= 200 && reply.statusCode < 300) {
+          await this.store.complete(key, token, fingerprint, { status: reply.statusCode, body, headers: replayedHeaders(reply) });
+        } else {
+          await this.store.release(key, token);
+        }
+        return body;
+      }),
+      catchError((err: unknown) => {
+        // api-core may still be running the request: keep the claim until its lease ends, so a
+        // retry with this key waits (or hears "still being processed") instead of running it twice.
+        if (err instanceof OutcomeUnknownError) return throwError(() => err);
+        return from(this.store.release(key, token).catch(() => undefined)).pipe(mergeMap(() => throwError(() => err)));
+      }),
+    );
+  }
+
+  private async unlessStoreDown<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch {
+      throw new AppError(ErrorCode.ServiceUnavailable, 'Idempotency records are temporarily unavailable. Retry later.');
+    }
+  }
+}
+
+function replayedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}

@@ -1,0 +1,297 @@
+import { RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ERROR_CODES, ERROR_HTTP_STATUS, ErrorCode, Header } from '@dc/contracts';
+import { REQUIRED_SCOPE } from '../auth/requires-scope.decorator';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
+import { RATE_COST } from '../rate-limit/rate-cost.decorator';
+import { API_DOC, ApiDocOptions } from './api-doc.decorator';
+
+type Schema = Record<string, unknown>;
+type Controller = new (...args: never[]) => unknown;
+
+export interface SchemaSource {
+  /** JSON schema of an exported contracts type (interfaces and DTO classes), refs under components. */
+  typeSchema(name: string): Schema;
+  /** Constraint-aware schema of a class-validator DTO. */
+  dtoSchema(name: string, options?: { collect?: boolean }): Schema;
+  /** Every schema the two produced, for components.schemas. */
+  all(): Record<string, Schema>;
+}
+
+export interface WebhookDoc {
+  event: string;
+  summary: string;
+  dataType: string;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const LIMIT_SCHEMA = {
+  type: 'integer',
+  default: 50,
+  description: 'Page size 1 to 100. 0 or negative gives 50; above 100 is cut to 100; a value that is not an integer is 400.',
+};
+const METHOD_NAMES: Partial<Record<RequestMethod, string>> = {
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.PATCH]: 'patch',
+  [RequestMethod.DELETE]: 'delete',
+};
+
+/** Builds the OpenAPI 3.1 document of the public API from the controllers' own metadata. */
+export function buildOpenApiDocument(options: {
+  version: string;
+  controllers: Controller[];
+  schemas: SchemaSource;
+  webhooks: WebhookDoc[];
+}): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const controller of options.controllers) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    const proto = controller.prototype as Record<string, object>;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const handler = proto[name];
+      const doc = Reflect.getMetadata(API_DOC, handler) as ApiDocOptions | undefined;
+      if (name === 'constructor' || !doc) continue;
+      const route = joinPath(base, String(Reflect.getMetadata(PATH_METADATA, handler)));
+      const method = METHOD_NAMES[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod]!;
+      (paths[route.openapi] ??= {})[method] = operation(controller, name, handler, doc, route.params, method, options.schemas);
+    }
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Debt-collection public API',
+      version: options.version,
+      description:
+        'Read portfolios, debtors, debts, calls, payments, promises and campaigns; write debtors and debts in batches; ' +
+        'register payments. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope with a closed ' +
+        'list of codes. Lists use opaque cursors and a fixed order (by id).',
+    },
+    servers: [{ url: '{base_url}/public', variables: { base_url: { default: 'http://localhost:3000' } } }],
+    security: [{ apiKey: [] }],
+    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    webhooks: Object.fromEntries(options.webhooks.map((w) => [w.event, webhookOperation(w)])),
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key `svc_live_…` or `svc_test_…` (43 characters after the stage). Verified against a cache of up to 60 s.',
+        },
+      },
+      schemas: {
+        ...sortKeys(options.schemas.all()),
+        ErrorEnvelope: errorEnvelopeSchema(),
+        Pagination: {
+          type: 'object',
+          required: ['hasMore', 'limit', 'nextCursor'],
+          properties: {
+            hasMore: { type: 'boolean' },
+            limit: { type: 'integer', minimum: 1, maximum: 100 },
+            nextCursor: { type: ['string', 'null'], description: 'Send back exactly as received; null when hasMore is false.' },
+          },
+        },
+      },
+      headers: {
+        RequestId: { description: 'Identifies the request; also in error bodies.', schema: { type: 'string' } },
+        RateLimitLimit: { description: 'Units per clock minute for this key.', schema: { type: 'integer' } },
+        RateLimitRemaining: { description: 'Units left in the current window, after this request.', schema: { type: 'integer' } },
+        RateLimitReset: { description: 'Unix time (s) at which the window resets.', schema: { type: 'integer' } },
+        RateLimitPolicy: { description: 'IETF draft field, e.g. `"per-key";q=300;w=60`.', schema: { type: 'string' } },
+        RateLimit: { description: 'IETF draft field, e.g. `"per-key";r=299;t=42`.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds until the next window.', schema: { type: 'integer' } },
+        IdempotentReplayed: { description: '`true` when the response is a replay of a stored one.', schema: { type: 'string', enum: ['true'] } },
+      },
+      responses: Object.fromEntries(ERROR_CODES.map((code) => [errorResponseName(code), errorResponse(code)])),
+    },
+  };
+}
+
+function operation(
+  controller: Controller,
+  name: string,
+  handler: object,
+  doc: ApiDocOptions,
+  pathParams: string[],
+  method: string,
+  schemas: SchemaSource,
+): Schema {
+  const scope = Reflect.getMetadata(REQUIRED_SCOPE, handler) as string;
+  const idempotent = ((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]).includes(IdempotencyInterceptor);
+  const weighted = Reflect.getMetadata(RATE_COST, handler) !== undefined;
+  const status = Number(Reflect.getMetadata(HTTP_CODE_METADATA, handler) ?? (method === 'post' ? 201 : 200));
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, { index: number; data?: string }>;
+  const paramTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, name) ?? []) as { name: string }[];
+  const argOf = (type: RouteParamtypes) => Object.entries(args).find(([key]) => key.startsWith(`${type}:`))?.[1];
+
+  const parameters: Schema[] = pathParams.map((p) => ({
+    name: p,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: 'Opaque identifier. A malformed one answers 404, like a missing one.',
+  }));
+  const query = argOf(RouteParamtypes.QUERY);
+  if (query) {
+    const dto = schemas.dtoSchema(paramTypes[query.index].name, { collect: false }) as { properties?: Record<string, Schema> };
+    for (const [prop, schema] of Object.entries(dto.properties ?? {})) {
+      parameters.push({ name: prop, in: 'query', required: false, schema: prop === 'limit' ? LIMIT_SCHEMA : schema });
+    }
+  }
+  if (idempotent) {
+    parameters.push({
+      name: Header.IdempotencyKey,
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409.',
+    });
+  }
+  const body = argOf(RouteParamtypes.BODY);
+  const errors = new Set<string>([ErrorCode.Unauthorized, ErrorCode.OrganizationInactive, ErrorCode.RateLimited, ErrorCode.InternalError, ErrorCode.ServiceUnavailable]);
+  if (scope === 'write') errors.add(ErrorCode.Forbidden);
+  if (pathParams.length) errors.add(ErrorCode.NotFound);
+  if (query || body || idempotent) errors.add(ErrorCode.ValidationError);
+  if (idempotent) errors.add(ErrorCode.IdempotencyConflict);
+  for (const code of doc.errors ?? []) errors.add(code);
+
+  const data = doc.list
+    ? { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: ref(doc.returns) }, pagination: ref('Pagination') } }
+    : { type: 'object', required: ['data'], properties: { data: ref(doc.returns) } };
+  schemas.typeSchema(doc.returns);
+  const successHeaders = {
+    [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
+    [Header.RateLimitLimit]: { $ref: '#/components/headers/RateLimitLimit' },
+    [Header.RateLimitRemaining]: { $ref: '#/components/headers/RateLimitRemaining' },
+    [Header.RateLimitReset]: { $ref: '#/components/headers/RateLimitReset' },
+    [Header.RateLimitPolicy]: { $ref: '#/components/headers/RateLimitPolicy' },
+    [Header.RateLimit]: { $ref: '#/components/headers/RateLimit' },
+    ...(idempotent ? { [Header.IdempotentReplayed]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+  };
+  return {
+    operationId: `${lowerFirst(controller.name.replace(/Controller$/, ''))}.${name}`,
+    summary: doc.summary,
+    description: [
+      doc.description,
+      `Requires scope \`${scope}\`.`,
+      weighted ? 'Rate cost: 1 unit per 50 items of the batch, rounded up, minimum 1.' : 'Rate cost: 1 unit.',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    tags: [tagOf(controller)],
+    parameters,
+    ...(body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: refDto(schemas, paramTypes[body.index].name) } } } }
+      : {}),
+    responses: {
+      [String(status)]: { description: 'Success', headers: successHeaders, content: { 'application/json': { schema: data } } },
+      ...Object.fromEntries(
+        (doc.alsoStatus ?? []).map((s) => [String(s.status), { description: s.description, headers: successHeaders, content: { 'application/json': { schema: data } } }]),
+      ),
+      ...errorResponses([...errors] as ErrorCode[]),
+    },
+  };
+}
+
+/** One response per HTTP status; statuses shared by several codes (403) list them all. */
+function errorResponses(codes: ErrorCode[]): Record<string, Schema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_HTTP_STATUS[code], [...(byStatus.get(ERROR_HTTP_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        list.length === 1
+          ? { $ref: `#/components/responses/${errorResponseName(list[0])}` }
+          : {
+              description: `${status}: ${list.join(' or ')}`,
+              headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+            },
+      ]),
+  );
+}
+
+function refDto(schemas: SchemaSource, name: string): Schema {
+  schemas.dtoSchema(name);
+  return ref(name);
+}
+
+function webhookOperation(w: WebhookDoc): Schema {
+  return {
+    post: {
+      operationId: `webhook.${w.event}`,
+      summary: w.summary,
+      description:
+        'Signed with `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the webhook secret>`. ' +
+        'Verify over the raw bytes, compare in constant time, reject when t is more than ~5 minutes away. Retries keep the same `id`.',
+      parameters: [{ name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['id', 'livemode', 'data'],
+              properties: {
+                id: { type: 'string', description: 'Delivery id (not the resource id); the same on every retry.' },
+                livemode: { type: 'boolean', description: 'false for sandbox organizations.' },
+                data: ref(w.dataType),
+              },
+            },
+          },
+        },
+      },
+      responses: { '2XX': { description: 'Delivered. Anything else, or no answer within 10 s, is retried (5 attempts, ~90 s apart).' } },
+    },
+  };
+}
+
+function errorEnvelopeSchema(): Schema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message', 'requestId'],
+        properties: {
+          code: { type: 'string', enum: [...ERROR_CODES] },
+          message: { type: 'string', description: 'English, for humans; do not branch on it.' },
+          requestId: { type: 'string' },
+          issues: {
+            type: 'array',
+            items: { type: 'object', required: ['message', 'path'], properties: { message: { type: 'string' }, path: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  };
+}
+
+const errorResponseName = (code: string) => `Error_${code}`;
+
+function errorResponse(code: ErrorCode): Schema {
+  return {
+    description: `${ERROR_HTTP_STATUS[code]} ${code}`,
+    headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' }, ...(code === ErrorCode.RateLimited ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}) },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  };
+}
+
+function joinPath(base: string, sub: string): { openapi: string; params: string[] } {
+  const parts = ['v1', ...`${base}/${sub}`.split('/').filter(Boolean)];
+  const params = parts.filter((p) => p.startsWith(':')).map((p) => p.slice(1));
+  return { openapi: `/${parts.map((p) => (p.startsWith(':') ? `{${p.slice(1)}}` : p)).join('/')}`, params };
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+const tagOf = (controller: Controller) => controller.name.replace(/Controller$/, '').replace(/([a-z])([A-Z])/g, '$1 $2');
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,2 @@
+export const CONFIG = Symbol('CONFIG');
+export const LOGGER = Symbol('LOGGER');

@@ -1,0 +1,66 @@
+import { createTenant, eventually, OperatorClient, Stack, Tenant } from '@dc/testing';
+import request from 'supertest';
+
+describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
+  let stack: Stack;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    stack = await Stack.start({ apiCoreReplicas: 2 });
+    tenant = await createTenant(new OperatorClient(stack.operatorUrl));
+  });
+  afterAll(() => stack?.stop());
+
+  it('two api-core replicas share the requests and each request is handled exactly once', async () => {
+    const requestIds: string[] = [];
+    for (let batch = 0; batch < 4; batch += 1) {
+      const responses = await Promise.all(
+        Array.from({ length: 15 }, () => request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`)),
+      );
+      for (const res of responses) {
+        expect(res.status).toBe(200);
+        requestIds.push(res.headers['x-request-id']);
+      }
+    }
+    const handledBy = (i: number) =>
+      stack.apiCores[i].logs.filter((l) => l.msg === 'handled' && l.pattern === 'me.get').map((l) => String(l.requestId));
+    // Log lines arrive through the processes' stdout pipes, a little after the responses.
+    await eventually(() => expect([...handledBy(0), ...handledBy(1)].sort()).toEqual([...requestIds].sort()));
+    expect(handledBy(0).length).toBeGreaterThan(0);
+    expect(handledBy(1).length).toBeGreaterThan(0);
+    expect(new Set(requestIds).size).toBe(60);
+  });
+
+  it('the request id travels to api-core and is echoed back', async () => {
+    const res = await request(stack.publicUrl)
+      .get('/public/v1/me')
+      .set('Authorization', `Bearer ${tenant.key}`)
+      .set('X-Request-Id', 'client-trace-0001');
+    expect(res.headers['x-request-id']).toBe('client-trace-0001');
+    await eventually(() => {
+      const handled = stack.apiCores.flatMap((c) => c.logs).filter((l) => l.requestId === 'client-trace-0001');
+      expect(handled.map((l) => l.msg)).toContain('handled');
+    });
+  });
+
+  it('with every api-core stopped, answers 503 service_unavailable promptly instead of hanging', async () => {
+    await Promise.all(stack.apiCores.map((c) => c.stop('SIGTERM')));
+    const started = Date.now();
+    // A portfolio read needs api-core (the key itself is still cached).
+    const res = await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      error: { code: 'service_unavailable', message: expect.stringContaining('Retry later'), requestId: res.headers['x-request-id'] },
+    });
+
+    await stack.startApiCore();
+    const again = await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`);
+    expect(again.status).toBe(200);
+  });
+
+  it('api-core exits 0 on SIGTERM (graceful shutdown)', async () => {
+    const core = await stack.startApiCore();
+    expect(await core.stop('SIGTERM')).toBe(0);
+  });
+});

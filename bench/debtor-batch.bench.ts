@@ -1,0 +1,99 @@
+/**
+ * POST /public/v1/portfolios/{id}/debtors through the gateway (real processes, NATS, Postgres).
+ * Run: npm run build && node dist/bench/debtor-batch.bench.js   (see bench/README.md)
+ */
+import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, Stack } from '@dc/testing';
+
+const REPEATS = 5;
+
+interface Case {
+  name: string;
+  bodies: string[];
+}
+
+function batch(prefix: string, debtors: number, debtsEach: number, phonesEach: number): string {
+  return JSON.stringify({
+    debtors: Array.from({ length: debtors }, (_, i) => ({
+      externalId: `${prefix}-${i}`,
+      identityFirstName: 'Ana',
+      identityLastName: 'García',
+      identityDocumentType: 'national_id',
+      identityDocumentNumber: `DOC${prefix}${i}`,
+      contactInfoAddressCity: 'Madrid',
+      contactInfoAddressCountry: 'ES',
+      contactInfoPhoneNumbers: Array.from({ length: phonesEach }, (_, p) => ({ phone: `+34 6${String(i).padStart(4, '0')} ${p}1 23`, primary: p === 0 })),
+      debts: Array.from({ length: debtsEach }, (_, d) => ({
+        externalId: `${prefix}-${i}-${d}`,
+        totalAmount: 1000 + d,
+        paidAmount: d % 2 ? 100.25 : 0,
+        currency: 'EUR',
+        dueDate: '2026-06-30',
+        description: 'consumer loan',
+      })),
+    })),
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const template = await prepareTemplateDatabase();
+  let stack: Stack | undefined;
+  try {
+    stack = await Stack.start({ env: { LOG_LEVEL: 'debug', NATS_REQUEST_TIMEOUT_MS: '30000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+    const tenant = await createTenant(new OperatorClient(stack.operatorUrl));
+    const url = `${stack.publicUrl}/public/v1/portfolios/${tenant.portfolioIds[0]}/debtors`;
+    const post = async (body: string) => {
+      const started = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body });
+      const json = (await res.json()) as { data?: { summary: Record<string, number> } };
+      const ms = performance.now() - started;
+      if (res.status !== 200 || json.data!.summary.rejected) throw new Error(`unexpected ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+      return { ms, summary: json.data!.summary };
+    };
+    // Warm-up (JIT, connections, plans), not measured.
+    await post(batch('warm', 500, 2, 2));
+    await post(batch('warm', 500, 2, 2));
+
+    const created = Array.from({ length: REPEATS }, (_, r) => batch(`new${r}`, 500, 2, 2));
+    const cases: Case[] = [
+      { name: '500 new debtors x 2 debts, 2 phones', bodies: created },
+      { name: 'same 500 x 2 resent (all updates)', bodies: created },
+      { name: '500 new debtors x 20 debts', bodies: Array.from({ length: REPEATS }, (_, r) => batch(`big${r}`, 500, 20, 2)) },
+    ];
+    const core = stack.apiCores[0];
+    const rows: string[][] = [];
+    for (const c of cases) {
+      const times: number[] = [];
+      const sqlMs: number[] = [];
+      const statements = new Set<number>();
+      for (const body of c.bodies) {
+        const before = core.logs.length;
+        times.push((await post(body)).ms);
+        await new Promise((r) => setTimeout(r, 50));
+        const line = core.logs.slice(before).find((l) => l.msg === 'debtor batch written');
+        if (line) {
+          // In-transaction statements counted by the repository + portfolio reach check + BEGIN + COMMIT.
+          statements.add(Number(line.statements) + 3);
+          sqlMs.push(Number(line.sqlMs));
+        }
+      }
+      rows.push([c.name, median(times).toFixed(0), Math.min(...times).toFixed(0), Math.max(...times).toFixed(0), sqlMs.length ? median(sqlMs).toFixed(0) : '?', [...statements].join('/'), `${(c.bodies[0].length / 1024).toFixed(0)} KB`]);
+    }
+    const header = ['case', 'median ms', 'min', 'max', 'tx ms (median)', 'SQL statements / batch', 'body'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+    console.log(`debtor batch through the gateway, ${REPEATS} repeats each`);
+    console.log(line(header));
+    console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+    for (const r of rows) console.log(line(r));
+  } finally {
+    await stack?.stop();
+    await dropDatabase(template);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

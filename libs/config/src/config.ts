@@ -1,0 +1,165 @@
+/**
+ * All configuration, read once from the environment and validated at start-up. Code receives the
+ * typed `AppConfig` and never reads `process.env` itself. Defaults serve local development.
+ */
+export type NodeEnv = 'development' | 'test' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface AppConfig {
+  env: NodeEnv;
+  logLevel: LogLevel;
+  /** Service name in every log line. */
+  serviceName: string;
+  database: { url: string; poolSize: number };
+  redis: { url: string; keyPrefix: string };
+  nats: { url: string; subjectPrefix: string; requestTimeoutMs: number };
+  gateway: {
+    port: number;
+    operatorPort: number;
+    host: string;
+    operatorToken: string;
+    publicBaseUrl: string;
+    authCacheTtlMs: number;
+    trustRequestId: boolean;
+  };
+  rateLimit: { unitsPerMinute: number; failOpen: boolean };
+  idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
+  health: { port: number };
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DEV_OPERATOR_TOKEN = 'dev-operator-token';
+/** Distinct defaults so all services can run side by side on one development machine. */
+const DEFAULT_HEALTH_PORTS: Record<string, number> = { 'api-core': 3100, importer: 3101, 'webhook-dispatcher': 3102 };
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Record<string, string | undefined>) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name) ?? fallback;
+    if (!allowed.includes(value as T)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const text = this.raw(name);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${text}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const text = this.raw(name);
+    if (text === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(text.toLowerCase())) return true;
+    if (['false', '0', 'no'].includes(text.toLowerCase())) return false;
+    this.problems.push(`${name} must be true or false (got "${text}")`);
+    return fallback;
+  }
+
+  url(name: string, fallback: string, protocols: string[]): string {
+    const text = this.raw(name) ?? fallback;
+    try {
+      const parsed = new URL(text);
+      if (!protocols.includes(parsed.protocol)) {
+        this.problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+      }
+    } catch {
+      this.problems.push(`${name} must be a URL (got a value that does not parse)`);
+    }
+    return text;
+  }
+}
+
+export function loadConfig(serviceName: string, env: Record<string, string | undefined> = process.env): AppConfig {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const operatorToken = r.string('OPERATOR_TOKEN', '');
+  if (nodeEnv === 'production' && operatorToken.length < 32) {
+    r.problems.push('OPERATOR_TOKEN is required in production and must be at least 32 characters');
+  }
+  const port = r.int('PORT', 3000, 0, 65535);
+  const config: AppConfig = {
+    env: nodeEnv,
+    logLevel: r.oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    serviceName,
+    database: {
+      url: r.url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/debt_collection', ['postgresql:', 'postgres:']),
+      poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),
+    },
+    redis: {
+      url: r.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+      keyPrefix: r.string('REDIS_KEY_PREFIX', 'dc'),
+    },
+    nats: {
+      url: r.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
+      subjectPrefix: r.string('NATS_SUBJECT_PREFIX', 'dc'),
+      requestTimeoutMs: r.int('NATS_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    gateway: {
+      port,
+      operatorPort: r.int('OPERATOR_PORT', 3001, 0, 65535),
+      host: r.string('HOST', '0.0.0.0'),
+      operatorToken: operatorToken || DEV_OPERATOR_TOKEN,
+      publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+      authCacheTtlMs: r.int('AUTH_CACHE_TTL_MS', 60_000, 0, 60_000),
+      trustRequestId: r.bool('TRUST_REQUEST_ID', true),
+    },
+    rateLimit: {
+      unitsPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
+      failOpen: r.bool('RATE_LIMIT_FAIL_OPEN', true),
+    },
+    idempotency: {
+      ttlSeconds: r.int('IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 604_800),
+      waitMs: r.int('IDEMPOTENCY_WAIT_MS', 30_000, 100, 120_000),
+      leaseMs: r.int('IDEMPOTENCY_LEASE_MS', 60_000, 1_000, 600_000),
+    },
+    health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },
+    shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+  };
+  if (config.idempotency.leaseMs <= config.nats.requestTimeoutMs) {
+    r.problems.push(
+      `IDEMPOTENCY_LEASE_MS (${config.idempotency.leaseMs}) must be longer than NATS_REQUEST_TIMEOUT_MS (${config.nats.requestTimeoutMs}): ` +
+        'a request that times out at the gateway keeps its Idempotency-Key claimed for the lease while api-core may still run it',
+    );
+  }
+  if (r.problems.length) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** For a service's entry point: the config, or a clear message on stderr and exit code 78 (EX_CONFIG). */
+export function loadConfigOrExit(serviceName: string): AppConfig {
+  try {
+    return loadConfig(serviceName);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${serviceName}: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}

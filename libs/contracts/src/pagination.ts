@@ -1,0 +1,71 @@
+import { AppError } from './errors/app-error';
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 100;
+
+export interface Pagination {
+  hasMore: boolean;
+  limit: number;
+  nextCursor: string | null;
+}
+
+export interface ListBody<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export interface ItemBody<T> {
+  data: T;
+}
+
+/**
+ * The spec's limit rule: absent → 50; zero or negative → 50; above 100 → 100; anything that is
+ * not an integer → NaN (rejected by validation with 400 validation_error).
+ */
+export function parseLimit(raw: unknown): number {
+  if (raw === undefined || raw === null || raw === '') return DEFAULT_PAGE_LIMIT;
+  const text = String(raw).trim();
+  if (!/^[+-]?\d+$/.test(text)) return Number.NaN;
+  const n = Number(text);
+  if (n <= 0) return DEFAULT_PAGE_LIMIT;
+  return Math.min(n, MAX_PAGE_LIMIT);
+}
+
+/** Cursors are opaque to clients: base64url of the last id of the page. */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(`v1:${lastId}`, 'utf8').toString('base64url');
+}
+
+/** Returns the id after which the next page starts, or null when the cursor is not one of ours. */
+export function decodeCursor(cursor: string): string | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text.startsWith('v1:')) return null;
+  const id = text.slice(3);
+  return /^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? id : null;
+}
+
+/** The id a page starts after; a cursor we did not issue is a 400 validation_error. */
+export function cursorAfter(cursor: string | undefined): string | null {
+  if (cursor === undefined || cursor === '') return null;
+  const id = decodeCursor(cursor);
+  if (!id) {
+    throw AppError.validation('cursor is not valid: send nextCursor exactly as received from the previous page', [
+      { message: 'cursor is not valid', path: 'cursor' },
+    ]);
+  }
+  return id;
+}
+
+/** Builds a page from `limit + 1` rows fetched in id order. */
+export function toPage<T extends { id: string }, R>(rows: T[], limit: number, map: (row: T) => R): ListBody<R> {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  return {
+    data: page.map(map),
+    pagination: {
+      hasMore,
+      limit,
+      nextCursor: hasMore ? encodeCursor(page[page.length - 1].id) : null,
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './database.service';
+export * from './new-id';
+// Type-only import of the runtime keeps @prisma/client visible to Nx's project graph (TOOLCHAIN.md 7).
+export type { Decimal } from '@prisma/client/runtime/client';

@@ -1,0 +1,5 @@
+export * from './logger';
+export * from './request-context';
+export * from './health-server';
+export * from './shutdown';
+export * from './background-service';

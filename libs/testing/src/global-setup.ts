@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './service-process';
+import { createTemplateDatabase } from './test-database';
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1_000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+/**
+ * Once per run (Jest's global setup, or a benchmark): the services answer, the apps are built,
+ * and a template database of this run is migrated. Its name goes to DC_TEST_TEMPLATE, which
+ * Jest workers and Stack inherit; drop it at the end (global teardown).
+ */
+export async function prepareTemplateDatabase(): Promise<string> {
+  const missing: string[] = [];
+  for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379], ['NATS', 4222]] as const) {
+    if (!(await reachable(port))) missing.push(`${name} (127.0.0.1:${port})`);
+  }
+  if (missing.length) throw new Error(`End-to-end tests need ${missing.join(', ')}; start them (see README).`);
+  if (!existsSync(path.join(REPO_ROOT, 'dist/apps/gateway/src/main.js'))) {
+    throw new Error('The apps are not built: run `npm run build` first (npm run test:e2e does).');
+  }
+  const name = `dc_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
+  process.env.DC_TEST_TEMPLATE = name;
+  // The same one-shot migration step operators run (scripts/migrate.js), against the template.
+  const url = await createTemplateDatabase(name);
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/migrate.js')], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
+  return name;
+}
+
+export default async function globalSetup(): Promise<void> {
+  await prepareTemplateDatabase();
+}

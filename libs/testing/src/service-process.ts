@@ -1,0 +1,82 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+// libs/testing/src under ts-jest, or dist/libs/testing/src when a compiled bench imports it.
+const UP = path.resolve(__dirname, '../../..');
+export const REPO_ROOT = path.basename(UP) === 'dist' ? path.dirname(UP) : UP;
+const ROOT = REPO_ROOT;
+
+export type AppName = 'gateway' | 'api-core' | 'importer' | 'webhook-dispatcher';
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/**
+ * One service running as in production: the compiled app (`npm run build`) in its own Node
+ * process, configured only through its environment. Its JSON log lines are kept for assertions.
+ */
+export class ServiceProcess {
+  readonly logs: LogLine[] = [];
+  /** Benchmarks turn this off once the service is up, so log lines cost the load generator nothing. */
+  retainLogs = true;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<number | null>;
+  private stderr = '';
+
+  constructor(
+    readonly app: AppName,
+    env: Record<string, string>,
+    nodeArgs: string[] = [],
+  ) {
+    const entry = path.join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+    this.child = spawn(process.execPath, [...nodeArgs, entry], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let buffer = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      if (!this.retainLogs) return;
+      buffer += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          this.logs.push(JSON.parse(line) as LogLine);
+        } catch {
+          this.logs.push({ msg: line });
+        }
+      }
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  async waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.find(predicate);
+      if (found) return found;
+      if (this.child.exitCode !== null) throw new Error(`${this.app} exited (${this.child.exitCode}): ${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`${this.app}: no matching log line within ${timeoutMs} ms. stderr: ${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** Sends SIGTERM (graceful) or SIGKILL and waits for the exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+
+  exitCode(): Promise<number | null> {
+    return this.exited;
+  }
+
+  get errorOutput(): string {
+    return this.stderr;
+  }
+}

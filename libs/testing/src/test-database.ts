@@ -1,0 +1,60 @@
+import { Client } from 'pg';
+import { randomBytes } from 'node:crypto';
+
+export const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** Set by the global setup: one template per test run, so concurrent runs never share one. */
+export const templateDatabase = (): string => {
+  const name = process.env.DC_TEST_TEMPLATE;
+  if (!name) throw new Error('DC_TEST_TEMPLATE is not set: run the tests through jest.e2e.config.js');
+  return name;
+};
+
+function urlFor(database: string): string {
+  return ADMIN_URL.replace(/\/postgres$/, `/${database}`);
+}
+
+async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database per test file, cloned from the template migrated once by the global setup,
+ * so files never see each other's rows and can run in parallel.
+ */
+export async function createTestDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  const name = `dc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
+  return {
+    name,
+    url: urlFor(name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** Used by the global setup: creates this run's template database and returns its URL. */
+export async function createTemplateDatabase(name: string): Promise<string> {
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  return urlFor(name);
+}
+
+/** Used by the global teardown. */
+export async function dropDatabase(name: string): Promise<void> {
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+/** Direct SQL for assertions (counting rows, reading what the API must not expose). */
+export async function withDatabase<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}

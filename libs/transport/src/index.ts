@@ -1,0 +1,3 @@
+export * from './namespaced-nats.server';
+export * from './nats-bus';
+export * from './payload-store';
