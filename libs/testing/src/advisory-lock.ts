@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 export interface HeldLock {
-  /** Sessions currently waiting for an advisory lock (any key) in this database. */
+  /** Sessions currently waiting for this lock (this key, in this database). */
   waiters(): Promise<number>;
   release(): Promise<void>;
 }
@@ -15,8 +15,16 @@ export async function holdAdvisoryLock(databaseUrl: string, key: string): Promis
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+  // pg_locks spans the whole cluster, where parallel test files wait on locks of their own: match
+  // this database and this key (a bigint key shows as classid = high 32 bits, objid = low 32 bits).
+  const waitersSql = `
+    SELECT count(*)::int AS n FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND classid::bigint = (hashtextextended($1, 0) >> 32) & 4294967295
+      AND objid::bigint = hashtextextended($1, 0) & 4294967295`;
   return {
-    waiters: async () => Number((await client.query(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rows[0].count),
+    waiters: async () => (await client.query(waitersSql, [key])).rows[0].n as number,
     release: async () => {
       await client.query('SELECT pg_advisory_unlock_all()');
       await client.end();
