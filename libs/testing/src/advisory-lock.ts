@@ -18,11 +18,11 @@ export async function holdAdvisoryLock(databaseUrl: string, key: string): Promis
   // pg_locks spans the whole cluster, where parallel test files wait on locks of their own: match
   // this database and this key (a bigint key shows as classid = high 32 bits, objid = low 32 bits).
   const waitersSql = `
-    SELECT count(*)::int AS n FROM pg_locks
+    WITH held AS (SELECT hashtextextended($1, 0) AS k)
+    SELECT count(*)::int AS n FROM pg_locks, held
     WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-      AND classid::bigint = (hashtextextended($1, 0) >> 32) & 4294967295
-      AND objid::bigint = hashtextextended($1, 0) & 4294967295`;
+      AND classid::bigint = (held.k >> 32) & 4294967295 AND objid::bigint = held.k & 4294967295`;
   return {
     waiters: async () => (await client.query(waitersSql, [key])).rows[0].n as number,
     release: async () => {
@@ -32,7 +32,7 @@ export async function holdAdvisoryLock(databaseUrl: string, key: string): Promis
   };
 }
 
-/** Resolves once some session waits for an advisory lock (the request has reached its lock). */
+/** Resolves once another session waits for the held lock (the request has reached it). */
 export async function untilWaiting(lock: HeldLock): Promise<void> {
   while ((await lock.waiters()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
 }
