@@ -5,8 +5,10 @@ import { configureFastify, fastifyOptions } from './fastify-setup';
 /** The listener setup on a bare Fastify (no Nest): request ids, framework errors, draining. */
 describe('fastify setup', () => {
   async function listener() {
-    const app = Fastify(fastifyOptions(false));
-    const drainable = configureFastify(app, pino({ level: 'silent' }));
+    const logger = pino({ level: 'silent' });
+    const http = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 120_000 };
+    const app = Fastify(fastifyOptions({ trustRequestId: false, trustProxy: false, http }, logger));
+    const drainable = configureFastify(app, logger);
     app.get('/things/:id', async (request) => ({ id: (request.params as { id: string }).id }));
     await app.ready();
     return { app, drainable };

@@ -1,10 +1,12 @@
 import { AppError, ErrorCode, Header, ulid } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingHttpHeaders } from 'node:http';
+import { IncomingHttpHeaders, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { envelope } from '../errors/envelope';
 import { PLATFORM_BODY_LIMIT_BYTES } from './body-limits';
-import { nulCharacterError, nulCharacterPaths, rejectedBody } from './request-body';
+import { lingerOverUnreadBody } from './lingering-close';
+import { parseJsonBody, rejectedBody } from './request-body';
 
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -15,11 +17,27 @@ export function requestIdFor(headers: IncomingHttpHeaders, trustRequestId: boole
   return `req_${ulid()}`;
 }
 
-/** Fastify options shared by both listeners. */
-export function fastifyOptions(trustRequestId: boolean) {
+/** The gateway settings the listeners are built from (AppConfig['gateway']). */
+export interface ListenerSettings {
+  trustRequestId: boolean;
+  trustProxy: boolean | string;
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
+}
+
+/** Fastify options shared by both listeners. Timeouts: README (Configure) and docs/adr/0014. */
+export function fastifyOptions(settings: ListenerSettings, logger: Logger) {
+  const { http } = settings;
   return {
     bodyLimit: PLATFORM_BODY_LIMIT_BYTES,
-    genReqId: (req: { headers: IncomingHttpHeaders }) => requestIdFor(req.headers, trustRequestId),
+    genReqId: (req: { headers: IncomingHttpHeaders }) => requestIdFor(req.headers, settings.trustRequestId),
+    trustProxy: settings.trustProxy,
+    // Whole request (headers and body) received within requestTimeout, headers within headersTimeout;
+    // Node checks both every second (its default is every 30 s).
+    requestTimeout: http.requestTimeoutMs,
+    http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionTimeout: http.idleTimeoutMs,
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, settings.trustRequestId, logger),
     // While draining, our own hook answers 503 in the envelope (configureFastify).
     return503OnClosing: false,
     forceCloseConnections: 'idle' as const,
@@ -29,6 +47,35 @@ export function fastifyOptions(trustRequestId: boolean) {
       sendEnvelope(reply, String(request.id), AppError.notFound());
     },
   };
+}
+
+const CLIENT_ERRORS: Record<string, AppError> = {
+  ERR_HTTP_REQUEST_TIMEOUT: new AppError(ErrorCode.RequestTimeout, 'The request was not received in time: send the headers and the whole body without pausing.'),
+  HPE_HEADER_OVERFLOW: AppError.validation('The request headers are too large.'),
+};
+
+/**
+ * A connection-level failure Node reports before any request exists (a request not received within
+ * requestTimeout, headers over the size limit, malformed HTTP): logged, answered in the envelope
+ * when the socket can still take it, then closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, trustRequestId: boolean, logger: Logger): void {
+  // The client hung up (often mid-upload, once it had its answer): nothing to answer or report.
+  if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || socket.destroyed) {
+    socket.destroy();
+    return;
+  }
+  const requestId = requestIdFor({}, trustRequestId);
+  const { status, body } = envelope((error.code && CLIENT_ERRORS[error.code]) || AppError.validation('The request is not valid HTTP.'), requestId);
+  logger.warn({ requestId, status, code: error.code, remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, 'client connection cut off');
+  if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\n${Header.RequestId}: ${requestId}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy();
 }
 
 function sendEnvelope(reply: FastifyReply, requestId: string, error: AppError): void {
@@ -57,24 +104,23 @@ export function configureFastify(app: FastifyInstance, logger: Logger): Drainabl
 
   app.removeAllContentTypeParsers();
   // Bodies that cannot be accepted are refused after the guards (request-body.ts, RequestInputInterceptor).
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
-    request.bodyBytes = body.length;
-    if (body.length === 0) return done(null, undefined);
-    const text = body.toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return done(null, rejectedBody(AppError.validation('The request body is not valid JSON.')));
-    }
-    // JSON can only carry NUL escaped, so bodies without the escape need no walk.
-    const nulPaths = text.includes('\\u0000') ? nulCharacterPaths(parsed) : [];
-    done(null, nulPaths.length ? rejectedBody(nulCharacterError(nulPaths)) : parsed);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, guarded((request, body) => (body.length === 0 ? undefined : parseJsonBody(body))));
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer' },
+    guarded((request, body) => (body.length === 0 ? undefined : rejectedBody(AppError.validation('Content-Type must be application/json.')))),
+  );
+
+  // A connection silent for HTTP_IDLE_TIMEOUT_MS (a client that stopped reading or writing) is closed.
+  app.server.on('timeout', (socket: Socket) => {
+    logger.warn({ remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, 'idle connection closed');
+    socket.destroy();
   });
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
-    request.bodyBytes = body.length;
-    if (body.length === 0) return done(null, undefined);
-    done(null, rejectedBody(AppError.validation('Content-Type must be application/json.')));
+
+  // An answer given before the body was read (413, 401) must reach the client: read the rest.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!draining) lingerOverUnreadBody(request.raw, reply);
+    done(null, payload);
   });
 
   app.addHook('onResponse', (request, reply, done) => {
@@ -92,4 +138,20 @@ export function configureFastify(app: FastifyInstance, logger: Logger): Drainabl
     done();
   });
   return { startDraining: () => void (draining = true) };
+}
+
+type BodyParser = (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => void;
+
+/** Records the body size for endpoint limits; an exception in parsing becomes an error reply, never an uncaught one. */
+function guarded(parse: (request: FastifyRequest, body: Buffer) => unknown): BodyParser {
+  return (request, body, done) => {
+    request.bodyBytes = body.length;
+    let parsed: unknown;
+    try {
+      parsed = parse(request, body);
+    } catch (err) {
+      return done(err instanceof Error ? err : new Error(String(err)));
+    }
+    done(null, parsed);
+  };
 }

@@ -1,11 +1,11 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
-import { bodyErrorOf, nulCharacterError, nulCharacterPaths } from './request-body';
+import { bodyErrorOf, unstorableTextError, unstorableTextPaths } from './request-body';
 
 /**
  * Refuses, on every route and after the guards (so authentication is judged first), a body the
- * parser could not accept (request-body.ts) and query values holding a NUL character — whether or
+ * parser could not accept (request-body.ts) and query values text columns cannot store — whether or
  * not the route reads its body. Global, so it runs before route interceptors (Idempotency-Key):
  * a refused request claims nothing.
  */
@@ -15,8 +15,8 @@ export class RequestInputInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const rejected = bodyErrorOf(request.body);
     if (rejected) throw rejected;
-    const nulPaths = nulCharacterPaths(request.query);
-    if (nulPaths.length) throw nulCharacterError(nulPaths);
+    const unstorable = unstorableTextPaths(request.query);
+    if (unstorable.length) throw unstorableTextError(unstorable);
     return next.handle();
   }
 }

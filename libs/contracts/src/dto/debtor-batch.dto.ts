@@ -1,8 +1,10 @@
 // class-transformer's @Type reads design types: load the polyfill wherever the contracts are imported (tests, scripts).
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
+import { MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
+import { IsIsoDateOrDateTime } from '../validation/iso-date';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsNumber, IsOptional, IsString, Length, Matches,
+  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max,
   MaxLength, Min, ValidateNested, IsPositive,
 } from 'class-validator';
 
@@ -90,11 +92,13 @@ export class BatchDebtDto {
 
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @IsPositive({ message: '$property must be greater than 0' })
+  @Max(MAX_AMOUNT, { message: MAX_AMOUNT_MESSAGE })
   totalAmount!: number;
 
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0, { message: '$property must be 0 or more' })
+  @Max(MAX_AMOUNT, { message: MAX_AMOUNT_MESSAGE })
   paidAmount?: number;
 
   /** Pattern only: a well-formed code that is not ISO 4217 is the per-item debt_currency_invalid. */
@@ -105,11 +109,13 @@ export class BatchDebtDto {
   @IsOptional()
   @IsString()
   @Matches(BATCH_DATE_PATTERN, { message: '$property must be a date YYYY-MM-DD, optionally followed by a time THH:MM[:SS[.fff]][Z|±HH:MM]' })
+  @IsIsoDateOrDateTime({ message: '$property must be a real calendar date (and time of day)' })
   dueDate?: string;
 
   @IsOptional()
   @IsString()
   @Matches(BATCH_DATE_PATTERN, { message: '$property must be a date YYYY-MM-DD, optionally followed by a time THH:MM[:SS[.fff]][Z|±HH:MM]' })
+  @IsIsoDateOrDateTime({ message: '$property must be a real calendar date (and time of day)' })
   issueDate?: string;
 
   @IsOptional()

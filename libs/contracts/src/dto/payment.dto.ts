@@ -4,7 +4,7 @@ import {
 import { ListQueryDto } from './list-query.dto';
 import { IsCurrencyCode } from '../validation/iso-4217';
 import { IsCalendarDate, IsIsoDateOrDateTime } from '../validation/iso-date';
-import { HasAtMostFourDecimals, MAX_AMOUNT } from '../validation/decimal-amount';
+import { HasAtMostFourDecimals, MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
 
 export const PAYMENT_METHODS = ['transfer', 'cash', 'collection_network', 'deposit', 'card', 'check', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -22,7 +22,7 @@ export type OperatorPaymentSource = (typeof OPERATOR_PAYMENT_SOURCES)[number];
 class PaymentFieldsDto {
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number' })
   @IsPositive({ message: 'amount must be greater than 0' })
-  @Max(MAX_AMOUNT, { message: `amount must not be greater than ${MAX_AMOUNT}` })
+  @Max(MAX_AMOUNT, { message: MAX_AMOUNT_MESSAGE })
   @HasAtMostFourDecimals()
   amount!: number;
 

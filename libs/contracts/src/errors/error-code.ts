@@ -12,6 +12,8 @@ export enum ErrorCode {
   InvalidStateTransition = 'invalid_state_transition',
   PayloadTooLarge = 'payload_too_large',
   RateLimited = 'rate_limited',
+  /** The request was not received within the listener's request timeout (a stalled upload). */
+  RequestTimeout = 'request_timeout',
   InternalError = 'internal_error',
   ServiceUnavailable = 'service_unavailable',
 }
@@ -26,6 +28,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.InvalidStateTransition]: 409,
   [ErrorCode.PayloadTooLarge]: 413,
   [ErrorCode.RateLimited]: 429,
+  [ErrorCode.RequestTimeout]: 408,
   [ErrorCode.InternalError]: 500,
   [ErrorCode.ServiceUnavailable]: 503,
 };

@@ -4,7 +4,7 @@ import {
 import { PAYMENT_METHODS, PaymentMethod } from '../dto/payment.dto';
 import { IsCurrencyCode } from '../validation/iso-4217';
 import { IsCalendarDate, IsIsoDateOrDateTime } from '../validation/iso-date';
-import { HasAtMostFourDecimals, MAX_AMOUNT } from '../validation/decimal-amount';
+import { HasAtMostFourDecimals, MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
 
 /** POST /operator/v1/portfolios/{id}/promises: a new pending promise. */
 export class CreatePromiseDto {
@@ -19,7 +19,7 @@ export class CreatePromiseDto {
 
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number' })
   @IsPositive({ message: 'amount must be greater than 0' })
-  @Max(MAX_AMOUNT, { message: `amount must not be greater than ${MAX_AMOUNT}` })
+  @Max(MAX_AMOUNT, { message: MAX_AMOUNT_MESSAGE })
   @HasAtMostFourDecimals()
   amount!: number;
 
@@ -46,7 +46,7 @@ export class FulfilPromiseDto {
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a number' })
   @IsPositive({ message: 'amount must be greater than 0' })
-  @Max(MAX_AMOUNT, { message: `amount must not be greater than ${MAX_AMOUNT}` })
+  @Max(MAX_AMOUNT, { message: MAX_AMOUNT_MESSAGE })
   @HasAtMostFourDecimals()
   amount?: number;
 

@@ -1,7 +1,15 @@
 import { ValidationOptions, registerDecorator } from 'class-validator';
 
-/** numeric(19, 4): at most 15 integer digits. */
-export const MAX_AMOUNT = 999_999_999_999_999;
+/**
+ * The largest amount a JSON number carries exactly with 4 decimals. A double holds every decimal of
+ * up to 15 significant digits exactly, so 11 integer digits and 4 decimals; above that, digits are
+ * lost in parsing before any code sees them (98765432101234.5678 arrives as 98765432101234.56), so
+ * larger amounts are refused rather than stored rounded. numeric(19, 4) itself holds 15 integer digits.
+ */
+export const MAX_AMOUNT = 99_999_999_999.9999;
+
+/** The class-validator message of an amount over MAX_AMOUNT. */
+export const MAX_AMOUNT_MESSAGE = `$property must not be greater than ${MAX_AMOUNT} (larger amounts cannot be carried exactly by a JSON number)`;
 
 /**
  * A finite JSON number with at most 4 decimal places, so that numeric(19, 4) stores it exactly.
