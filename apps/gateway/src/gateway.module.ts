@@ -3,7 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import type { Logger } from '@dc/observability';
 import { AuthGuard } from './auth/auth.guard';
-import { KeyCache } from './auth/key-cache';
+import { Authenticator } from './auth/authenticator';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
 import { ScopeGuard } from './auth/scope.guard';
 import { CoreClient } from './core-client/core-client';
@@ -35,7 +35,7 @@ export interface GatewayDependencies {
   config: AppConfig;
   logger: Logger;
   core: CoreClient;
-  keyCache: KeyCache;
+  authenticator: Authenticator;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   metrics: GatewayMetrics;
@@ -53,7 +53,7 @@ function shared(deps: GatewayDependencies) {
     { provide: CONFIG, useValue: deps.config },
     { provide: LOGGER, useValue: deps.logger },
     { provide: CoreClient, useValue: deps.core },
-    { provide: KeyCache, useValue: deps.keyCache },
+    { provide: Authenticator, useValue: deps.authenticator },
     { provide: RateLimiter, useValue: deps.rateLimiter },
     { provide: IdempotencyStore, useValue: deps.idempotency },
     { provide: GatewayMetrics, useValue: deps.metrics },

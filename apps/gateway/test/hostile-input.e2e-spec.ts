@@ -110,7 +110,7 @@ describe('hostile input at the HTTP edge', () => {
       for (let i = 0; i < 5; i++) {
         const res = await fetch(`${stack.publicUrl}/public/v1/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         expect(res.status).toBe(401);
-        expect((await res.json()).error.code).toBe('unauthorized');
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
       }
     });
   });

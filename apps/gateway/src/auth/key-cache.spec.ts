@@ -13,7 +13,7 @@ const key = (organizationId: string): VerifiedKey => ({
 describe('KeyCache', () => {
   it('forgets entries after the ttl', () => {
     let now = 0;
-    const cache = new KeyCache(60_000, 10, () => now);
+    const cache = new KeyCache(60_000, { verified: 10, unknown: 10 }, () => now);
     cache.set('h', key('org_a'));
     now = 59_999;
     expect(cache.get('h')?.organizationId).toBe('org_a');
@@ -36,12 +36,34 @@ describe('KeyCache', () => {
     expect(cache.get('b')?.organizationId).toBe('org_b');
   });
 
-  it('evicts the oldest entry when full', () => {
-    const cache = new KeyCache(1_000, 2);
-    cache.set('a', null);
-    cache.set('b', null);
-    cache.set('c', null);
-    expect(cache.size).toBe(2);
-    expect(cache.get('a')).toBeUndefined();
+  it('evicts the least recently used verified key when full', () => {
+    const cache = new KeyCache(1_000, { verified: 2, unknown: 2 });
+    cache.set('a', key('org_a'));
+    cache.set('b', key('org_b'));
+    expect(cache.get('a')?.organizationId).toBe('org_a'); // now b is the least recently used
+    cache.set('c', key('org_c'));
+    expect(cache.size).toEqual({ verified: 2, unknown: 0 });
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')?.organizationId).toBe('org_a');
+  });
+
+  it('keeps unknown keys apart: no number of them evicts a verified key', () => {
+    const cache = new KeyCache(1_000, { verified: 2, unknown: 3 });
+    cache.set('valid', key('org_a'));
+    for (let i = 0; i < 10_000; i++) cache.set(`bogus-${i}`, null);
+    expect(cache.size).toEqual({ verified: 1, unknown: 3 });
+    expect(cache.get('valid')?.organizationId).toBe('org_a');
+    expect(cache.get('bogus-9999')).toBeNull();
+    expect(cache.get('bogus-0')).toBeUndefined();
+  });
+
+  it('a key verified after being unknown (or the reverse) is in one map only', () => {
+    const cache = new KeyCache(1_000);
+    cache.set('h', null);
+    cache.set('h', key('org_a'));
+    expect(cache.get('h')?.organizationId).toBe('org_a');
+    cache.set('h', null);
+    expect(cache.get('h')).toBeNull();
+    expect(cache.size).toEqual({ verified: 0, unknown: 1 });
   });
 });

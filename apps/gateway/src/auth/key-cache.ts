@@ -1,51 +1,96 @@
 import type { VerifiedKey } from '@dc/contracts';
 
-interface Entry {
-  value: VerifiedKey | null; // null: no such key (or revoked)
-  expiresAt: number;
-}
-
 /**
- * The 60-second verification cache (spec: Authentication 7), per gateway process, keyed by the
- * key's hash. Unknown keys are cached too, so a flood of well-formed fake keys does not reach
- * api-core. Operator changes drop an organization's entries at once through a NATS broadcast.
+ * Entries with a time to live, at most `capacity` of them; when full, the least recently read
+ * goes. Map iteration is insertion order, and a read re-inserts its entry, so the first key is
+ * always the least recently used.
  */
-export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+class LruTtlMap<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
 
   constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 50_000,
-    private readonly now: () => number = Date.now,
+    private readonly capacity: number,
+    private readonly now: () => number,
   ) {}
 
-  get(keyHash: string): VerifiedKey | null | undefined {
-    const entry = this.entries.get(keyHash);
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.entries.delete(keyHash);
-      return undefined;
-    }
+    this.entries.delete(key);
+    if (entry.expiresAt <= this.now()) return undefined;
+    this.entries.set(key, entry);
     return entry.value;
   }
 
-  set(keyHash: string, value: VerifiedKey | null): void {
-    if (this.ttlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) {
-      // Map iteration is insertion order: drop the oldest entry.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(keyHash, { value, expiresAt: this.now() + this.ttlMs });
+  set(key: string, value: V, ttlMs: number): void {
+    this.entries.delete(key);
+    const oldest = this.entries.size >= this.capacity ? this.entries.keys().next().value : undefined;
+    if (oldest !== undefined) this.entries.delete(oldest);
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
-  dropOrganization(organizationId: string): void {
-    for (const [hash, entry] of this.entries) {
-      if (entry.value?.organizationId === organizationId) this.entries.delete(hash);
-    }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, V]> {
+    for (const [key, entry] of this.entries) yield [key, entry.value];
   }
 
   get size(): number {
     return this.entries.size;
+  }
+}
+
+export interface KeyCacheLimits {
+  /** Verified keys kept (least recently used evicted first). */
+  verified: number;
+  /** Unknown keys kept, apart: a flood of made-up keys (anyone can compute the checksum) evicts only its own kind. */
+  unknown: number;
+}
+
+/**
+ * The 60-second verification cache (spec: Authentication 7), per gateway process, keyed by the
+ * key's hash. Unknown keys are cached too, so repeating a made-up key does not reach api-core;
+ * they live in their own bounded map, so no number of them can push a valid key out. Operator
+ * changes drop an organization's entries at once through a NATS broadcast.
+ */
+export class KeyCache {
+  private readonly verified: LruTtlMap<VerifiedKey>;
+  private readonly unknown: LruTtlMap<true>;
+
+  constructor(
+    private readonly ttlMs: number,
+    limits: KeyCacheLimits = { verified: 50_000, unknown: 10_000 },
+    now: () => number = Date.now,
+  ) {
+    this.verified = new LruTtlMap(limits.verified, now);
+    this.unknown = new LruTtlMap(limits.unknown, now);
+  }
+
+  /** The verified key, null when known not to exist, undefined when not cached. */
+  get(keyHash: string): VerifiedKey | null | undefined {
+    return this.verified.get(keyHash) ?? (this.unknown.get(keyHash) ? null : undefined);
+  }
+
+  set(keyHash: string, value: VerifiedKey | null): void {
+    if (this.ttlMs <= 0) return;
+    if (value) {
+      this.unknown.delete(keyHash);
+      this.verified.set(keyHash, value, this.ttlMs);
+    } else {
+      this.verified.delete(keyHash);
+      this.unknown.set(keyHash, true, this.ttlMs);
+    }
+  }
+
+  dropOrganization(organizationId: string): void {
+    for (const [hash, value] of this.verified) {
+      if (value.organizationId === organizationId) this.verified.delete(hash);
+    }
+  }
+
+  get size(): { verified: number; unknown: number } {
+    return { verified: this.verified.size, unknown: this.unknown.size };
   }
 }

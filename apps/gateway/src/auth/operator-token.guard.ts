@@ -4,7 +4,7 @@ import type { AppConfig } from '@dc/config';
 import type { FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CONFIG } from '../tokens';
-import { bearerToken } from './auth.guard';
+import { bearerToken } from './authenticator';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

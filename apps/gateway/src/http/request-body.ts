@@ -102,8 +102,7 @@ export function unstorableTextPaths(value: unknown, path = 'body'): UnstorableTe
   const stack: { path: string; value?: unknown; keyProblem?: TextProblem }[] = [{ path, value }];
   const child = (parent: string, key: string | number) =>
     typeof key === 'number' ? `${parent}[${key}]` : parent === 'body' ? key : `${parent}.${key}`;
-  while (stack.length && found.length < 20) {
-    const next = stack.pop()!;
+  for (let next = stack.pop(); next && found.length < 20; next = stack.pop()) {
     if (next.keyProblem) {
       found.push({ path: next.path, problem: next.keyProblem });
     } else if (typeof next.value === 'string') {

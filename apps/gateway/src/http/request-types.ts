@@ -8,6 +8,8 @@ export interface AuthenticatedCaller extends AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: AuthenticatedCaller;
+    /** Authenticator's result, shared by the preParsing hook and AuthGuard. */
+    authentication?: Promise<AuthenticatedCaller>;
     /** Bytes of the JSON body as received, for the endpoint-specific size limits. */
     bodyBytes?: number;
   }

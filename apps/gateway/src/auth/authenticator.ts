@@ -1,0 +1,121 @@
+import { AppError, ErrorCode, hashApiKey, parseApiKey, RpcPattern, VerifiedKey } from '@dc/contracts';
+import type { Logger } from '@dc/observability';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CoreClient } from '../core-client/core-client';
+import type { AuthenticatedCaller } from '../http/request-types';
+import { FailedAuthLimiter } from './failed-auth-limiter';
+import { KeyCache } from './key-cache';
+
+const UNAUTHORIZED_MESSAGES = {
+  missing: 'Missing API key: send the header Authorization: Bearer <API_KEY>.',
+  malformed: 'Malformed API key: expected svc_live_… or svc_test_… followed by 43 characters.',
+  invalid: 'The API key is not valid: it does not exist, was revoked or has expired.',
+};
+
+/**
+ * Bearer API key → caller. The format and checksum are checked before any lookup; the lookup
+ * goes through the 60-second cache, then `auth.verify-key` on api-core. Each failure counts
+ * against the client's address (FailedAuthLimiter): past the limit the answer is 429, and an
+ * address over it cannot make the gateway look up further keys.
+ *
+ * Runs once per request, before the body is read (the public listener's preParsing hook) and is
+ * awaited again by AuthGuard: a request without a valid key costs no body parsing.
+ */
+export class Authenticator {
+  constructor(
+    private readonly core: CoreClient,
+    private readonly cache: KeyCache,
+    private readonly failures: FailedAuthLimiter,
+    private readonly logger: Logger,
+  ) {}
+
+  authenticate(request: FastifyRequest): Promise<AuthenticatedCaller> {
+    request.authentication ??= this.run(request);
+    return request.authentication;
+  }
+
+  private async run(request: FastifyRequest): Promise<AuthenticatedCaller> {
+    const key = bearerToken(request.headers.authorization);
+    if (!key) return this.refuse(request, 'missing');
+    if (!parseApiKey(key)) return this.refuse(request, 'malformed');
+
+    const keyHash = hashApiKey(key);
+    let verified = this.cache.get(keyHash);
+    if (verified === undefined) {
+      await this.assertNotOverLimit(request);
+      verified = await this.lookUp(keyHash, String(request.id));
+    }
+    if (!verified || (verified.expiresAt && Date.parse(verified.expiresAt) <= Date.now())) {
+      return this.refuse(request, 'invalid');
+    }
+    if (!verified.organizationActive) {
+      throw new AppError(ErrorCode.OrganizationInactive, 'The organization of this API key is not active.');
+    }
+    return {
+      apiKeyId: verified.apiKeyId,
+      organizationId: verified.organizationId,
+      portfolioIds: verified.portfolioIds,
+      scopes: verified.scopes,
+    };
+  }
+
+  private async lookUp(keyHash: string, requestId: string): Promise<VerifiedKey | null> {
+    try {
+      const { body } = await this.core.call<VerifiedKey>(RpcPattern.AuthVerifyKey, { keyHash }, requestId);
+      this.cache.set(keyHash, body);
+      return body;
+    } catch (err) {
+      if (err instanceof AppError && err.code === ErrorCode.Unauthorized) {
+        this.cache.set(keyHash, null);
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  private async assertNotOverLimit(request: FastifyRequest): Promise<void> {
+    if (!this.failures.enabled) return;
+    const count = await this.failures.read(request.ip).catch((err: Error) => this.storeUnreachable(request, err));
+    if (count && count.failures >= this.failures.limit) throw this.tooMany(count.resetIn);
+  }
+
+  private async refuse(request: FastifyRequest, reason: keyof typeof UNAUTHORIZED_MESSAGES): Promise<never> {
+    if (this.failures.enabled) {
+      const count = await this.failures.record(request.ip).catch((err: Error) => this.storeUnreachable(request, err));
+      if (count && count.failures > this.failures.limit) throw this.tooMany(count.resetIn);
+    }
+    throw new AppError(ErrorCode.Unauthorized, UNAUTHORIZED_MESSAGES[reason]);
+  }
+
+  /** Without Redis the limit is not enforced (fail open, as the rate limit): keys are still verified. */
+  private storeUnreachable(request: FastifyRequest, err: Error): undefined {
+    this.logger.warn({ requestId: request.id, err: err.message }, 'failed-authentication store unreachable: limit not applied');
+    return undefined;
+  }
+
+  private tooMany(resetIn: number): AppError {
+    return new AppError(
+      ErrorCode.RateLimited,
+      `Too many failed authentications from this address (limit ${this.failures.limit} per minute). Retry after ${resetIn} s with a valid API key.`,
+      undefined,
+      resetIn,
+    );
+  }
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * Authenticates requests to routes under `prefix` before their body is read: a request without a
+ * valid key is answered without parsing (or even receiving: see lingering-close.ts) its body.
+ */
+export function authenticateBeforeBody(app: FastifyInstance, authenticator: Authenticator, prefix: string): void {
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.routeOptions.url?.startsWith(prefix)) await authenticator.authenticate(request);
+    return payload;
+  });
+}
