@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const template = await prepareTemplateDatabase();
   let stack: Stack | undefined;
   try {
-    stack = await Stack.start({ env: { LOG_LEVEL: 'debug', NATS_REQUEST_TIMEOUT_MS: '30000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+    stack = await Stack.start({ env: { LOG_LEVEL: 'debug', NATS_REQUEST_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '1000000' } });
     const tenant = await createTenant(new OperatorClient(stack.operatorUrl));
     const url = `${stack.publicUrl}/public/v1/portfolios/${tenant.portfolioIds[0]}/debtors`;
     const post = async (body: string) => {

@@ -3,19 +3,26 @@ import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP } from '@dc/contracts';
 import { loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
-import { createLogger, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, currentDeadline, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
 import IORedis from 'ioredis';
 import { AppModule } from './app.module';
+import { PostgresGate } from './postgres-gate';
 
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('api-core');
   const logger = createLogger(config.serviceName, config.logLevel);
-  const database = new Database(config.database.url, config.database.poolSize);
+  const { url, poolSize, ...timeouts } = config.database;
+  const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher' });
   // Only for claim-checked request bodies (PayloadStore); not needed to be ready.
-  const redis = new IORedis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = new IORedis(config.redis.url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    connectTimeout: config.redis.connectTimeoutMs,
+    commandTimeout: config.redis.commandTimeoutMs,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const payloads = new PayloadStore(redis, config.redis.keyPrefix);
   const server = new NamespacedNatsServer({
@@ -24,18 +31,30 @@ async function main(): Promise<void> {
     queue: API_CORE_QUEUE_GROUP,
     name: 'api-core',
     drainTimeoutMs: config.shutdownGraceMs,
+    maxConcurrency: config.apiCore.maxConcurrency,
+    log: logger,
   });
+  const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);
+  await gate.check(); // unreachable now: do not join the queue group at all
   const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, payloads }), {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });
-  const health = new HealthServer({ postgres: () => database.ping(), nats: async () => assertConnected(bus) });
+  const health = new HealthServer({
+    postgres: () => database.ping(),
+    nats: async () => assertConnected(bus),
+    queueGroup: async () => {
+      if (!server.inQueueGroup) throw new Error('left: postgres unreachable');
+    },
+  });
   const healthPort = await health.listen(config.health.port);
   await app.listen();
+  gate.start();
   logger.info({ healthPort, subjectPrefix: config.nats.subjectPrefix }, 'api-core ready');
 
   onShutdownSignal(logger, config.shutdownGraceMs, async () => {
     health.startDraining();
+    gate.stop();
     await app.close(); // stops taking requests, waits for those taken to be answered, closes NATS
     await bus.drain();
     await database.close();

@@ -12,7 +12,10 @@ describe('api-core graceful shutdown', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    stack = await Stack.start({ env: { SHUTDOWN_GRACE_MS: '10000', NATS_REQUEST_TIMEOUT_MS: '15000' } });
+    // The batch waits on the lock for over 3 s: statement and lock timeouts allow it.
+    stack = await Stack.start({
+      env: { SHUTDOWN_GRACE_MS: '10000', NATS_REQUEST_TIMEOUT_MS: '15000', DATABASE_STATEMENT_TIMEOUT_MS: '12000', DATABASE_LOCK_TIMEOUT_MS: '12000' },
+    });
     tenant = await createTenant(new OperatorClient(stack.operatorUrl));
   });
   afterAll(() => stack?.stop());

@@ -6,7 +6,10 @@ import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { createLogger, Logger, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { NatsBus, PayloadStore } from '@dc/transport';
 import IORedis, { type Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { authenticateBeforeBody, Authenticator } from './auth/authenticator';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter';
 import { KeyCache } from './auth/key-cache';
 import { CoreClient } from './core-client/core-client';
 import { GatewayDependencies, OperatorApiModule, PublicApiModule } from './gateway.module';
@@ -27,24 +30,33 @@ async function main(): Promise<void> {
   const logger = createLogger(config.serviceName, config.logLevel);
   const bus = await NatsBus.connect({ ...config.nats, name: 'gateway' });
   const keyCache = new KeyCache(config.gateway.authCacheTtlMs);
+  const core = new CoreClient(bus);
   bus.subscribe(AUTH_INVALIDATION_SUBJECT, (message) => keyCache.dropOrganization((message as AuthInvalidation).organizationId));
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
-  const redis = new IORedis(config.redis.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const redis = new IORedis(config.redis.url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: config.redis.connectTimeoutMs,
+    commandTimeout: config.redis.commandTimeoutMs,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start-up'));
   const metrics = new GatewayMetrics();
   const deps: GatewayDependencies = {
     config,
     logger,
-    core: new CoreClient(bus),
-    keyCache,
+    core,
+    authenticator: new Authenticator(core, keyCache, new FailedAuthLimiter(redis, config.redis.keyPrefix, config.gateway.authFailuresPerMinute), logger),
     rateLimiter: new RateLimiter(redis, config.redis.keyPrefix, config.rateLimit.unitsPerMinute),
     idempotency: new IdempotencyStore(redis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs),
     metrics,
     payloads: new PayloadStore(redis, config.redis.keyPrefix),
   };
 
-  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps), 'public/v1', deps, bus, redis);
+  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps), 'public/v1', deps, bus, redis, (fastify) =>
+    authenticateBeforeBody(fastify, deps.authenticator, '/public/'),
+  );
   const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis);
   registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics);
   registerDocsRoutes(publicApp.getHttpAdapter().getInstance());
@@ -64,14 +76,22 @@ async function main(): Promise<void> {
   });
 }
 
-async function createListener(module: object, prefix: string, deps: GatewayDependencies, bus: NatsBus, redis: Redis) {
-  const adapter = new FastifyAdapter(fastifyOptions(deps.config.gateway.trustRequestId));
+async function createListener(
+  module: object,
+  prefix: string,
+  deps: GatewayDependencies,
+  bus: NatsBus,
+  redis: Redis,
+  addHooks: (fastify: FastifyInstance) => void = () => undefined,
+) {
+  const adapter = new FastifyAdapter(fastifyOptions(deps.config.gateway, deps.logger as Logger));
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(deps.logger),
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   const listener = configureFastify(fastify, deps.logger as Logger);
+  addHooks(fastify);
   refuseOversizedBodiesBeforeUpload(app.getHttpServer(), (headers) => requestIdFor(headers, deps.config.gateway.trustRequestId), deps.logger as Logger);
   registerHealthRoutes(fastify, bus, redis);
   app.setGlobalPrefix(prefix);

@@ -13,7 +13,9 @@ describe('POST /public/v1/portfolios/{id}/debtors (spec: debtor batch)', () => {
   beforeAll(async () => {
     // This file is about the batch's semantics; its rate-limit policy is tested in debtor-batch-policies.
     // Large batches queue behind each other (portfolio lock): room for that on a loaded CI machine.
-    stack = await Stack.start({ env: { RATE_LIMIT_PER_MINUTE: '100000', NATS_REQUEST_TIMEOUT_MS: '30000' } });
+    stack = await Stack.start({
+      env: { RATE_LIMIT_PER_MINUTE: '100000', NATS_REQUEST_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '20000', DATABASE_LOCK_TIMEOUT_MS: '20000' },
+    });
     operator = new OperatorClient(stack.operatorUrl);
     tenant = await createTenant(operator, { portfolios: 2 });
     pf = tenant.portfolioIds[0];

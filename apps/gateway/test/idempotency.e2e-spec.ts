@@ -142,7 +142,13 @@ describe('Idempotency-Key (spec: batch rule 12)', () => {
   it('a gateway crash mid-request does not lock the key beyond the lease', async () => {
     const key = uniqueKey();
     // The claim's lease is set by the gateway that takes it.
-    const doomed = await stack.startGateway({ IDEMPOTENCY_LEASE_MS: '1000', NATS_REQUEST_TIMEOUT_MS: '500' });
+    const doomed = await stack.startGateway({
+      IDEMPOTENCY_LEASE_MS: '1000',
+      NATS_REQUEST_TIMEOUT_MS: '500',
+      // The lease must outlast the longest server-side run: 500 + 200 + 200 ms (docs/adr/0014).
+      DATABASE_CONNECT_TIMEOUT_MS: '200',
+      DATABASE_STATEMENT_TIMEOUT_MS: '200',
+    });
     const inFlight = probe({ delayMs: 4_000 }, key, { url: doomed.publicUrl }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300));
     await doomed.process.stop('SIGKILL');

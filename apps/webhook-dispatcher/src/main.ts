@@ -9,9 +9,16 @@ import IORedis from 'ioredis';
  * relaying and delivery arrive with the webhooks issue (ROADMAP.md).
  */
 runBackgroundService('webhook-dispatcher', async (config) => {
-  const database = new Database(config.database.url, config.database.poolSize);
+  const { url, poolSize, ...timeouts } = config.database;
+  const database = new Database(url, poolSize, timeouts);
   // BullMQ workers need maxRetriesPerRequest: null; the same connection options are used here.
-  const redis = new IORedis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  // commandTimeout must exceed the blocking wait of a BullMQ worker's connection (docs/adr/0014).
+  const redis = new IORedis(config.redis.url, {
+    maxRetriesPerRequest: null,
+    lazyConnect: true,
+    connectTimeout: config.redis.connectTimeoutMs,
+    commandTimeout: config.redis.commandTimeoutMs,
+  });
   await redis.connect();
   return {
     checks: { postgres: () => database.ping(), redis: async () => void (await redis.ping()) },

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, longestServerRunMs } from './config';
 
 describe('loadConfig', () => {
   it('gives development defaults for an empty environment', () => {
@@ -25,6 +25,25 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the edge settings: listener timeouts, proxy trust, failed-authentication limit', () => {
+    const defaults = loadConfig('gateway', {}).gateway;
+    expect(defaults.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 120_000 });
+    expect(defaults.trustProxy).toBe(false);
+    expect(defaults.authFailuresPerMinute).toBe(60);
+    expect(loadConfig('gateway', { TRUST_PROXY: '1' }).gateway.trustProxy).toBe(1);
+    expect(loadConfig('gateway', { TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).gateway.trustProxy).toBe('10.0.0.0/8,127.0.0.1');
+    expect(loadConfig('gateway', { TRUST_PROXY: 'true' }).gateway.trustProxy).toBe(true);
+  });
+
+  it('refuses listener timeouts that contradict each other', () => {
+    expect(() => loadConfig('gateway', { HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toThrow(
+      'HTTP_HEADERS_TIMEOUT_MS (40000) must not exceed HTTP_REQUEST_TIMEOUT_MS (30000)',
+    );
+    expect(() => loadConfig('gateway', { HTTP_IDLE_TIMEOUT_MS: '5000' })).toThrow(
+      'HTTP_IDLE_TIMEOUT_MS (5000) must be longer than NATS_REQUEST_TIMEOUT_MS (10000)',
+    );
+  });
+
   it('refuses production without a strong operator token', () => {
     expect(() => loadConfig('gateway', { NODE_ENV: 'production' })).toThrow(
       'OPERATOR_TOKEN is required in production and must be at least 32 characters',
@@ -38,6 +57,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig('gateway', { NATS_REQUEST_TIMEOUT_MS: '10000', IDEMPOTENCY_LEASE_MS: '10000' })).toThrow(
       'IDEMPOTENCY_LEASE_MS (10000) must be longer than NATS_REQUEST_TIMEOUT_MS (10000)',
     );
-    expect(loadConfig('gateway', { NATS_REQUEST_TIMEOUT_MS: '500', IDEMPOTENCY_LEASE_MS: '1000' }).idempotency.leaseMs).toBe(1000);
+    const short = { NATS_REQUEST_TIMEOUT_MS: '500', DATABASE_CONNECT_TIMEOUT_MS: '200', DATABASE_STATEMENT_TIMEOUT_MS: '200' };
+    expect(loadConfig('gateway', { ...short, IDEMPOTENCY_LEASE_MS: '1000' }).idempotency.leaseMs).toBe(1000);
+  });
+
+  it('refuses a lease that the longest server-side run could outlive (request timeout + connection wait + statement)', () => {
+    const env = { NATS_REQUEST_TIMEOUT_MS: '10000', DATABASE_CONNECT_TIMEOUT_MS: '2000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' };
+    expect(() => loadConfig('gateway', { ...env, IDEMPOTENCY_LEASE_MS: '17000' })).toThrow(
+      'IDEMPOTENCY_LEASE_MS (17000) must be longer than the longest server-side run, 17000 ms',
+    );
+    expect(loadConfig('gateway', { ...env, IDEMPOTENCY_LEASE_MS: '17001' }).idempotency.leaseMs).toBe(17001);
+    expect(longestServerRunMs(loadConfig('gateway', {}))).toBe(17_000);
+  });
+
+  it('gives the database, Redis and api-core bounds their documented defaults', () => {
+    const config = loadConfig('api-core', {});
+    expect(config.database).toMatchObject({ statementTimeoutMs: 5000, lockTimeoutMs: 4000, idleInTransactionTimeoutMs: 10_000, connectTimeoutMs: 2000 });
+    expect(config.redis).toMatchObject({ commandTimeoutMs: 1000, connectTimeoutMs: 2000 });
+    expect(config.apiCore).toEqual({ maxConcurrency: 64, postgresProbeIntervalMs: 2000 });
+  });
+
+  it('refuses, in api-core, a statement timeout not shorter than the request timeout its callers wait', () => {
+    const env = { NATS_REQUEST_TIMEOUT_MS: '5000', DATABASE_STATEMENT_TIMEOUT_MS: '5000' };
+    expect(() => loadConfig('api-core', env)).toThrow(
+      'DATABASE_STATEMENT_TIMEOUT_MS (5000) must be shorter than NATS_REQUEST_TIMEOUT_MS (5000), so that database work ends before its caller gives up',
+    );
+    expect(loadConfig('api-core', { ...env, DATABASE_STATEMENT_TIMEOUT_MS: '4999' }).database.statementTimeoutMs).toBe(4999);
   });
 });

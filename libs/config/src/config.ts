@@ -10,9 +10,19 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Service name in every log line. */
   serviceName: string;
-  database: { url: string; poolSize: number };
-  redis: { url: string; keyPrefix: string };
+  database: {
+    url: string;
+    poolSize: number;
+    /** Postgres `statement_timeout`; also the timeout of a whole interactive transaction. */
+    statementTimeoutMs: number;
+    lockTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
+    /** Waiting for a pool connection (a free slot or a new connection). */
+    connectTimeoutMs: number;
+  };
+  redis: { url: string; keyPrefix: string; commandTimeoutMs: number; connectTimeoutMs: number };
   nats: { url: string; subjectPrefix: string; requestTimeoutMs: number };
+  apiCore: { maxConcurrency: number; postgresProbeIntervalMs: number };
   gateway: {
     port: number;
     operatorPort: number;
@@ -21,6 +31,11 @@ export interface AppConfig {
     publicBaseUrl: string;
     authCacheTtlMs: number;
     trustRequestId: boolean;
+    /** Fastify `trustProxy`: whose X-Forwarded-For names the client (failed-auth limit per address). */
+    trustProxy: boolean | number | string;
+    /** Failed authentications per client address per clock minute before 429 (0: no limit). */
+    authFailuresPerMinute: number;
+    http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
   };
   rateLimit: { unitsPerMinute: number; failOpen: boolean };
   idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
@@ -110,15 +125,25 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
     database: {
       url: r.url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/debt_collection', ['postgresql:', 'postgres:']),
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),
+      statementTimeoutMs: r.int('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
+      lockTimeoutMs: r.int('DATABASE_LOCK_TIMEOUT_MS', 4_000, 100, 600_000),
+      idleInTransactionTimeoutMs: r.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 1_000, 600_000),
+      connectTimeoutMs: r.int('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     },
     redis: {
       url: r.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
       keyPrefix: r.string('REDIS_KEY_PREFIX', 'dc'),
+      commandTimeoutMs: r.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000),
+      connectTimeoutMs: r.int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     },
     nats: {
       url: r.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
       subjectPrefix: r.string('NATS_SUBJECT_PREFIX', 'dc'),
       requestTimeoutMs: r.int('NATS_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    apiCore: {
+      maxConcurrency: r.int('API_CORE_MAX_CONCURRENCY', 64, 1, 10_000),
+      postgresProbeIntervalMs: r.int('API_CORE_POSTGRES_PROBE_MS', 2_000, 100, 60_000),
     },
     gateway: {
       port,
@@ -128,6 +153,14 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
       authCacheTtlMs: r.int('AUTH_CACHE_TTL_MS', 60_000, 0, 60_000),
       trustRequestId: r.bool('TRUST_REQUEST_ID', true),
+      trustProxy: trustProxy(r.string('TRUST_PROXY', 'false')),
+      authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', 60, 0, 1_000_000),
+      http: {
+        headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+        requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+        keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
+        idleTimeoutMs: r.int('HTTP_IDLE_TIMEOUT_MS', 120_000, 100, 600_000),
+      },
     },
     rateLimit: {
       unitsPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
@@ -146,9 +179,53 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       `IDEMPOTENCY_LEASE_MS (${config.idempotency.leaseMs}) must be longer than NATS_REQUEST_TIMEOUT_MS (${config.nats.requestTimeoutMs}): ` +
         'a request that times out at the gateway keeps its Idempotency-Key claimed for the lease while api-core may still run it',
     );
+  } else if (config.idempotency.leaseMs <= longestServerRunMs(config)) {
+    r.problems.push(
+      `IDEMPOTENCY_LEASE_MS (${config.idempotency.leaseMs}) must be longer than the longest server-side run, ${longestServerRunMs(config)} ms ` +
+        '(NATS_REQUEST_TIMEOUT_MS + DATABASE_CONNECT_TIMEOUT_MS + DATABASE_STATEMENT_TIMEOUT_MS, docs/adr/0014)',
+    );
+  }
+  // api-core's callers give up after NATS_REQUEST_TIMEOUT_MS: a statement must end well before.
+  if (serviceName === 'api-core' && config.database.statementTimeoutMs >= config.nats.requestTimeoutMs) {
+    r.problems.push(
+      `DATABASE_STATEMENT_TIMEOUT_MS (${config.database.statementTimeoutMs}) must be shorter than NATS_REQUEST_TIMEOUT_MS ` +
+        `(${config.nats.requestTimeoutMs}), so that database work ends before its caller gives up`,
+    );
+  }
+  const http = config.gateway.http;
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    r.problems.push(`HTTP_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
+  }
+  if (http.idleTimeoutMs <= config.nats.requestTimeoutMs) {
+    r.problems.push(
+      `HTTP_IDLE_TIMEOUT_MS (${http.idleTimeoutMs}) must be longer than NATS_REQUEST_TIMEOUT_MS (${config.nats.requestTimeoutMs}): ` +
+        'a connection is silent while its request runs',
+    );
   }
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+/**
+ * How long after the gateway sends a request api-core may still commit a write for it
+ * (docs/adr/0014): api-core takes no pool connection after the request's deadline (sent +
+ * NATS_REQUEST_TIMEOUT_MS); getting one waits at most DATABASE_CONNECT_TIMEOUT_MS; then a statement
+ * ends, and a transaction commits or is rolled back, within DATABASE_STATEMENT_TIMEOUT_MS.
+ */
+export function longestServerRunMs(config: Pick<AppConfig, 'nats' | 'database'>): number {
+  return config.nats.requestTimeoutMs + config.database.connectTimeoutMs + config.database.statementTimeoutMs;
+}
+
+/**
+ * TRUST_PROXY (Fastify `trustProxy`): a number of proxy hops in front of the gateway, a
+ * comma-separated list of proxy addresses or CIDRs, or true/false.
+ */
+function trustProxy(value: string): boolean | number | string {
+  const lower = value.toLowerCase();
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  if (['true', '1', 'yes'].includes(lower)) return true;
+  if (['false', '0', 'no'].includes(lower)) return false;
+  return value;
 }
 
 /** For a service's entry point: the config, or a clear message on stderr and exit code 78 (EX_CONFIG). */

@@ -71,6 +71,8 @@ export interface PublicRequest<T = Record<string, never>> {
  */
 export type RpcReply<T = unknown> =
   | { ok: true; status: number; body: T }
-  | { ok: false; error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+  | { ok: false; error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; retryAfterSeconds?: number } };
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** When the gateway stops waiting for the reply (epoch ms): api-core does not start work after it. */
+export const DEADLINE_HEADER = 'x-deadline';

@@ -2,9 +2,21 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, QueryResultRow } from 'pg';
 import { createHash } from 'node:crypto';
 import { Prisma, PrismaClient } from './generated/prisma/client';
+import { DeadlinePool } from './deadline-pool';
 
 export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
+
+export interface DatabaseOptions {
+  /** Postgres `statement_timeout`, and the timeout of a whole interactive transaction (rolled back). */
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+  /** Waiting for a pool connection: a free slot or a new connection. */
+  connectTimeoutMs?: number;
+  /** The current request's deadline (epoch ms): no connection is handed out after it. */
+  deadline?: () => number | undefined;
+}
 
 /**
  * One connection pool per process, shared by the Prisma client (through the `pg` driver adapter)
@@ -17,9 +29,25 @@ export class Database {
   /** SQL text → statement name; bounded by the finite set of query shapes in the code. */
   private readonly statementNames = new Map<string, string>();
 
-  constructor(url: string, poolSize: number) {
-    this.pool = new Pool({ connectionString: url, max: poolSize, application_name: 'debt-collection' });
-    this.client = new PrismaClient({ adapter: new PrismaPg(this.pool) });
+  constructor(url: string, poolSize: number, options: DatabaseOptions = {}) {
+    this.pool = new DeadlinePool(
+      {
+        connectionString: url,
+        max: poolSize,
+        application_name: 'debt-collection',
+        // Sent as start-up parameters: every session of the pool has them (docs/adr/0014).
+        statement_timeout: options.statementTimeoutMs,
+        lock_timeout: options.lockTimeoutMs,
+        idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+      },
+      options.deadline,
+    );
+    // An idle connection lost (Postgres restarted or unreachable) is dropped by the pool; without a
+    // listener that 'error' event would end the process.
+    this.pool.on('error', () => undefined);
+    const transactionOptions = options.statementTimeoutMs ? { timeout: options.statementTimeoutMs, maxWait: options.connectTimeoutMs } : undefined;
+    this.client = new PrismaClient({ adapter: new PrismaPg(this.pool), transactionOptions });
   }
 
   /**

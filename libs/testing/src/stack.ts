@@ -43,6 +43,7 @@ export class Stack {
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_SUBJECT_PREFIX: namespace,
       NATS_REQUEST_TIMEOUT_MS: '5000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '4000', // shorter than the request timeout (libs/config)
       OPERATOR_TOKEN,
       PORT: '0',
       OPERATOR_PORT: '0',

@@ -1,8 +1,9 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import { runWithRequestContext } from '@dc/observability';
-import { REQUEST_ID_HEADER } from '@dc/contracts';
+import { DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
 import { randomUUID } from 'node:crypto';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
+import { parseDeadline, withTimeout } from './deadline';
 
 export interface NamespacedNatsOptions {
   url: string;
@@ -12,17 +13,30 @@ export interface NamespacedNatsOptions {
   name: string;
   /** On close, how long requests already taken may run on before the connection closes anyway. */
   drainTimeoutMs: number;
+  /** Requests run at once; the excess is answered at once with service_unavailable (docs/adr/0014). */
+  maxConcurrency: number;
+  /** Told to a shed caller as Retry-After. */
+  retryAfterSeconds?: number;
+  log: { warn(obj: object, msg: string): void };
 }
 
+const json = JSONCodec<unknown>();
+
 /**
- * NestJS's NATS server with three additions: subjects carry the deployment's namespace; each
- * message is handled inside a request context holding the caller's request id (from the NATS
- * header set by the gateway), so every log line of the handler carries it; and closing waits for
- * the requests already taken to be answered (Nest's own graceful close waits a fixed period).
+ * NestJS's NATS server with these additions: subjects carry the deployment's namespace; each
+ * message is handled inside a request context holding the caller's request id and deadline (NATS
+ * headers set by the gateway), so every log line of the handler carries the id; a request whose
+ * caller has already given up is dropped unrun; at most `maxConcurrency` requests run at once,
+ * the excess is refused at once (never queued); the replica can leave and rejoin its queue group
+ * (while Postgres is unreachable); and closing waits for the requests already taken to be
+ * answered (Nest's own graceful close waits a fixed period).
  */
 export class NamespacedNatsServer extends ServerNats {
-  private readonly ownSubscriptions: Subscription[] = [];
+  private ownSubscriptions: Subscription[] = [];
   private connection?: NatsConnection;
+  private closing = false;
+  /** False while the replica stays out of its queue group (Postgres unreachable). */
+  private member = true;
   /** Requests taken and not yet answered. */
   private inFlight = 0;
   private onIdle?: () => void;
@@ -42,6 +56,29 @@ export class NamespacedNatsServer extends ServerNats {
 
   override bindEvents(client: NatsConnection): void {
     this.connection = client;
+    if (this.member) this.subscribeAll(client);
+  }
+
+  /** Whether the replica is (or, before it connects, will be) in its queue group. */
+  get inQueueGroup(): boolean {
+    return this.member;
+  }
+
+  /** NATS routes no new request here; those already taken are still answered. */
+  async leaveQueueGroup(): Promise<void> {
+    this.member = false;
+    const subs = this.ownSubscriptions;
+    this.ownSubscriptions = [];
+    await this.drainAll(subs);
+  }
+
+  joinQueueGroup(): void {
+    if (this.closing || this.member) return;
+    this.member = true;
+    if (this.connection) this.subscribeAll(this.connection);
+  }
+
+  private subscribeAll(client: NatsConnection): void {
     for (const channel of this.messageHandlers.keys()) {
       const subject = `${this.namespaced.subjectPrefix}.${channel}`;
       const sub = client.subscribe(subject, {
@@ -61,11 +98,18 @@ export class NamespacedNatsServer extends ServerNats {
   }
 
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const requestId = natsMsg.headers?.get(REQUEST_ID_HEADER) || `rpc_${randomUUID()}`;
+    const deadline = parseDeadline(natsMsg.headers?.get(DEADLINE_HEADER));
+    if (deadline !== undefined && Date.now() >= deadline) {
+      // No reply: the caller has stopped listening, and running it could only surprise a retry.
+      this.namespaced.log.warn({ requestId, channel, lateMs: Date.now() - deadline }, 'dropped: the caller had already given up');
+      return;
+    }
+    if (natsMsg.reply && this.inFlight >= this.namespaced.maxConcurrency) return this.shed(natsMsg, requestId, channel);
     const finish = this.startRequest();
     this.finishers.set(natsMsg, finish);
-    const requestId = natsMsg.headers?.get(REQUEST_ID_HEADER) || `rpc_${randomUUID()}`;
     try {
-      return await runWithRequestContext({ requestId }, () => super.handleMessage(channel, natsMsg));
+      return await runWithRequestContext({ requestId, deadline }, () => super.handleMessage(channel, natsMsg));
     } finally {
       // Unless a publisher took it over (getPublisher), the request ends here (an event, a failure).
       if (this.finishers.get(natsMsg) === finish) {
@@ -99,7 +143,8 @@ export class NamespacedNatsServer extends ServerNats {
    * and closes.
    */
   override async close(): Promise<void> {
-    await Promise.all(this.ownSubscriptions.map((sub) => sub.drain().catch(() => undefined)));
+    this.closing = true;
+    await this.leaveQueueGroup();
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.namespaced.drainTimeoutMs);
@@ -109,8 +154,32 @@ export class NamespacedNatsServer extends ServerNats {
         };
       });
     }
-    await this.connection?.flush().catch(() => undefined);
+    if (this.connection) await withTimeout(this.connection.flush(), this.namespaced.drainTimeoutMs, 'NATS flush').catch(() => undefined);
     await super.close();
+  }
+
+  /** Refuses a request unrun: the caller may retry it safely (after Retry-After), here or elsewhere. */
+  private shed(natsMsg: Msg, requestId: string, channel: string): void {
+    this.namespaced.log.warn({ requestId, channel, inFlight: this.inFlight }, 'shed: at max concurrency');
+    let id: string | undefined;
+    try {
+      id = natsMsg.json<{ id?: string }>().id;
+    } catch {
+      // not Nest's wire format: the caller gets the error without its packet id
+    }
+    const response: RpcReply = {
+      ok: false,
+      error: {
+        code: ErrorCode.ServiceUnavailable,
+        message: 'The service is at capacity and did not start this request. Retry after the time in Retry-After.',
+        retryAfterSeconds: this.namespaced.retryAfterSeconds ?? 1,
+      },
+    };
+    natsMsg.respond(json.encode({ id, response, isDisposed: true }));
+  }
+
+  private async drainAll(subs: Subscription[]): Promise<void> {
+    await Promise.all(subs.map((sub) => withTimeout(sub.drain(), this.namespaced.drainTimeoutMs, 'NATS drain').catch(() => undefined)));
   }
 
   /** Counts a request in; the returned function counts it out, once. */

@@ -1,6 +1,7 @@
-import { AppError, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
+import { AppError, DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
 import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, NatsConnection, NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
+import { withTimeout } from './deadline';
 
 export interface NatsBusOptions {
   url: string;
@@ -10,6 +11,8 @@ export interface NatsBusOptions {
 }
 
 const json = JSONCodec<unknown>();
+/** Bound of a flush or a drain: both wait for the server, which may be unreachable. */
+const FLUSH_TIMEOUT_MS = 5_000;
 
 interface NestResponsePacket {
   id: string;
@@ -37,6 +40,7 @@ export class NatsBus {
       waitOnFirstConnect: true,
       // request() would otherwise capture a stack trace per call (+31 % throughput, PERFORMANCE.md).
       noAsyncTraces: true,
+      timeout: FLUSH_TIMEOUT_MS, // per connection attempt; start-up keeps retrying (docs/adr/0014)
     });
     return new NatsBus(connection, options);
   }
@@ -48,6 +52,8 @@ export class NatsBus {
   async request<T>(pattern: string, data: unknown, requestId: string): Promise<RpcReply<T>> {
     const h = headers();
     h.set(REQUEST_ID_HEADER, requestId);
+    // api-core does not start work that arrives after this: nobody would read its answer.
+    h.set(DEADLINE_HEADER, String(Date.now() + this.options.requestTimeoutMs));
     const id = randomUUID();
     let raw: unknown;
     try {
@@ -79,7 +85,7 @@ export class NatsBus {
   }
 
   async flush(): Promise<void> {
-    await this.connection.flush();
+    await withTimeout(this.connection.flush(), FLUSH_TIMEOUT_MS, 'NATS flush');
   }
 
   /** The server's max_payload (bytes), as announced on connect. */
@@ -92,7 +98,8 @@ export class NatsBus {
   }
 
   async drain(): Promise<void> {
-    if (!this.connection.isClosed()) await this.connection.drain();
+    if (this.connection.isClosed()) return;
+    await withTimeout(this.connection.drain(), FLUSH_TIMEOUT_MS, 'NATS drain').catch(() => this.connection.close());
   }
 }
 

@@ -34,7 +34,8 @@ export class DebtorBatchRepository {
   constructor(private readonly db: Database) {}
 
   transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
-    return this.db.client.$transaction((tx) => fn(new BatchTx(tx)), { timeout: 60_000, maxWait: 10_000 });
+    // Bounded like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
+    return this.db.client.$transaction((tx) => fn(new BatchTx(tx)));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { AppError, ErrorCode, RpcReply } from '@dc/contracts';
-import type { Logger } from '@dc/observability';
+import { currentDeadline, type Logger } from '@dc/observability';
 import { Observable, catchError, of, tap } from 'rxjs';
 import { LOGGER } from '../tokens';
 
@@ -26,7 +26,16 @@ export class RpcReplyInterceptor implements NestInterceptor {
       catchError((err: unknown) => {
         if (err instanceof AppError) {
           this.logger.info({ pattern, ms: elapsed(), code: err.code }, 'handled');
-          return of<RpcReply>({ ok: false, error: { code: err.code, message: err.message, issues: err.issues } });
+          return of<RpcReply>({
+            ok: false,
+            error: { code: err.code, message: err.message, issues: err.issues, retryAfterSeconds: err.retryAfterSeconds },
+          });
+        }
+        const deadline = currentDeadline();
+        if (deadline !== undefined && Date.now() >= deadline) {
+          // Expected once the caller has given up (no new database work starts: docs/adr/0014).
+          this.logger.warn({ pattern, ms: elapsed(), err: (err as Error)?.message }, 'abandoned: the caller has given up');
+          return of<RpcReply>({ ok: false, error: { code: ErrorCode.ServiceUnavailable, message: 'The caller stopped waiting for this request.' } });
         }
         this.logger.error({ pattern, ms: elapsed(), err }, 'handler failed');
         return of<RpcReply>({

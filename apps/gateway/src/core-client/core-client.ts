@@ -12,7 +12,7 @@ export class CoreClient {
 
   async call<T>(pattern: string, data: unknown, requestId: string): Promise<{ status: number; body: T }> {
     const reply: RpcReply<T> = await this.bus.request<T>(pattern, data, requestId);
-    if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.issues);
+    if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.issues, reply.error.retryAfterSeconds);
     return { status: reply.status, body: reply.body };
   }
 

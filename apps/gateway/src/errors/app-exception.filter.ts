@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { AppError, ErrorCode } from '@dc/contracts';
+import { AppError, ErrorCode, Header } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGGER } from '../tokens';
@@ -26,6 +26,7 @@ export class AppExceptionFilter implements ExceptionFilter {
     const error = toAppError(exception);
     if (error === INTERNAL_ERROR) this.logger.error({ requestId: request.id, err: exception, url: request.url }, 'unhandled error');
     const { status, body } = envelope(error, String(request.id));
+    if (error.retryAfterSeconds !== undefined) void reply.header(Header.RetryAfter, error.retryAfterSeconds);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

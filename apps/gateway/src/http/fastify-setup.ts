@@ -20,7 +20,7 @@ export function requestIdFor(headers: IncomingHttpHeaders, trustRequestId: boole
 /** The gateway settings the listeners are built from (AppConfig['gateway']). */
 export interface ListenerSettings {
   trustRequestId: boolean;
-  trustProxy: boolean | string;
+  trustProxy: boolean | number | string;
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
 }
 

@@ -27,6 +27,12 @@ export class ContractSchemas implements SchemaSource {
       classTransformerMetadataStorage: defaultMetadataStorage,
       additionalConverters: {
         isCurrencyCode: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' },
+        isCalendarDate: { type: 'string', format: 'date', description: 'A day that exists (2024-02-29 yes, 2023-02-29 no).' },
+        isIsoDateOrDateTime: {
+          type: 'string',
+          description: 'A day that exists, optionally with a time of day that exists and an offset (2026-02-30 and T24:00 are refused).',
+        },
+        hasAtMostFourDecimals: { type: 'number', description: 'At most 4 decimal places; at most 99999999999.9999, the largest amount a JSON number carries exactly.' },
       },
     }) as Record<string, Schema>;
     this.types = createGenerator({

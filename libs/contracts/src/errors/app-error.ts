@@ -25,6 +25,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: ErrorIssue[],
+    /** Sent as `Retry-After` (seconds): the request was not run and may be retried after this long. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';
