@@ -8,7 +8,8 @@ import { NatsBus, PayloadStore } from '@dc/transport';
 import IORedis, { type Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { authenticateBeforeBody, Authenticator } from './auth/authenticator';
+import { Authenticator, checkBeforeBody } from './auth/authenticator';
+import { OperatorToken } from './auth/operator-token.guard';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter';
 import { KeyCache } from './auth/key-cache';
 import { CoreClient } from './core-client/core-client';
@@ -55,9 +56,12 @@ async function main(): Promise<void> {
   };
 
   const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps), 'public/v1', deps, bus, redis, (fastify) =>
-    authenticateBeforeBody(fastify, deps.authenticator, '/public/'),
+    checkBeforeBody(fastify, '/public/', (request) => deps.authenticator.authenticate(request)),
   );
-  const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis);
+  const operatorToken = new OperatorToken(config.gateway.operatorToken);
+  const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
+    checkBeforeBody(fastify, '/operator/', (request) => operatorToken.verify(request.headers.authorization)),
+  );
   registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics);
   registerDocsRoutes(publicApp.getHttpAdapter().getInstance());
   const ports = {

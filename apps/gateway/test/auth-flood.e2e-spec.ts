@@ -49,11 +49,15 @@ describe('unauthenticated floods', () => {
     expect((await me(stack.publicUrl, 'svc_live_nope')).status).toBe(429);
   });
 
-  it('a request without a valid key is answered before its body is sent or parsed', async () => {
+  it('a request without a valid key or operator token is answered before its body is sent or parsed', async () => {
     const body = JSON.stringify({ externalId: 'x', amount: 1 });
     const res = await rawPost(stack.publicUrl, '/public/v1/payments', { authorization: 'Bearer svc_live_nope' }, body, { waitMs: 2_000 });
     expect([401, 429]).toContain(res.status);
     expect(res.bodySent).toBe(false);
+    const operator = await rawPost(stack.operatorUrl, '/operator/v1/organizations', { authorization: 'Bearer wrong' }, body, { waitMs: 2_000 });
+    expect(operator.status).toBe(401);
+    expect(operator.body.error.code).toBe('unauthorized');
+    expect(operator.bodySent).toBe(false);
   });
 });
 

@@ -26,6 +26,13 @@ describe('HTTP edge: envelope, request ids, body limits, operator token', () => 
     expect(res.body).toEqual({ error: { code: 'not_found', message: expect.any(String), requestId: res.headers['x-request-id'] } });
   });
 
+  it.each(['PATCH', 'DELETE', 'OPTIONS'])('%s on an undecodable path is 404 in the envelope, with X-Request-Id (found by the fuzz suite)', async (method) => {
+    const res = await request(stack.publicUrl)[method.toLowerCase() as 'patch' | 'delete' | 'options']('/public/v1/debts/%ED%A0%80');
+    expect(res.status).toBe(404);
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(res.body).toEqual({ error: { code: 'not_found', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+  });
+
   it('a body over 6 MB is refused by the platform with a bare Message', async () => {
     const res = await rawPost(stack.operatorUrl, '/operator/v1/organizations', { authorization: `Bearer ${OPERATOR_TOKEN}` }, JSON.stringify({ name: 'x'.repeat(6 * 1024 * 1024 + 10) }));
     expect(res.status).toBe(413);

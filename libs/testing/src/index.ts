@@ -7,3 +7,4 @@ export { prepareTemplateDatabase } from './global-setup';
 export * from './raw-post';
 export * from './advisory-lock';
 export * from './eventually';
+export * from './fuzz';

@@ -55,6 +55,17 @@ export class ServiceProcess {
     return this.child.pid!;
   }
 
+  /** Whether the process is still running: it has neither exited nor been killed by a signal. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** How it ended (`code 1`, `signal SIGSEGV`), or undefined while it runs. */
+  get exitDescription(): string | undefined {
+    if (this.child.signalCode !== null) return `signal ${this.child.signalCode}`;
+    return this.child.exitCode === null ? undefined : `code ${this.child.exitCode}`;
+  }
+
   async waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = 15_000): Promise<LogLine> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -110,12 +110,13 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * Authenticates requests to routes under `prefix` before their body is read: a request without a
- * valid key is answered without parsing (or even receiving: see lingering-close.ts) its body.
+ * Runs `check` (authentication) for routes under `prefix` before their body is read, so a request
+ * without valid credentials is answered without its body being parsed (or even received: see
+ * lingering-close.ts). The route's guard repeats or reuses the check.
  */
-export function authenticateBeforeBody(app: FastifyInstance, authenticator: Authenticator, prefix: string): void {
+export function checkBeforeBody(app: FastifyInstance, prefix: string, check: (request: FastifyRequest) => unknown): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (request.routeOptions.url?.startsWith(prefix)) await authenticator.authenticate(request);
+    if (request.routeOptions.url?.startsWith(prefix)) await check(request);
     return payload;
   });
 }

@@ -26,6 +26,9 @@ export class AppExceptionFilter implements ExceptionFilter {
     const error = toAppError(exception);
     if (error === INTERNAL_ERROR) this.logger.error({ requestId: request.id, err: exception, url: request.url }, 'unhandled error');
     const { status, body } = envelope(error, String(request.id));
+    // Usually set by the onRequest hook already; not on Fastify's fallback 404 (an undecodable path
+    // with a method no route has), which skips the hooks.
+    void reply.header(Header.RequestId, String(request.id));
     if (error.retryAfterSeconds !== undefined) void reply.header(Header.RetryAfter, error.retryAfterSeconds);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }

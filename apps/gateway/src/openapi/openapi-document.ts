@@ -68,7 +68,13 @@ export function buildOpenApiDocument(options: {
       description:
         'Read portfolios, debtors, debts, calls, payments, promises and campaigns; write debtors and debts in batches; ' +
         'register payments. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope with a closed ' +
-        'list of codes. Lists use opaque cursors and a fixed order (by id).',
+        'list of codes. Lists use opaque cursors and a fixed order (by id).\n\n' +
+        'Request bodies are UTF-8 JSON (`Content-Type: application/json`) of at most 6 MB, nested at most 64 levels ' +
+        '(arrays and objects); text cannot hold a NUL character (`\\u0000`) or an unpaired UTF-16 surrogate. Each ' +
+        'violation is 400 `validation_error`. A request must arrive whole within 30 s (headers within 10 s), or the ' +
+        'connection is answered 408 `request_timeout` and closed. Failed authentications are limited per client address ' +
+        '(60 per clock minute by default): past the limit the answer is 429 `rate_limited` with `Retry-After`, until the ' +
+        'window resets. Answers given before the body is read (401, 413) are readable by clients that send the whole body first.',
     },
     servers: [{ url: '{base_url}/public', variables: { base_url: { default: 'http://localhost:3000' } } }],
     security: [{ apiKey: [] }],
@@ -86,6 +92,13 @@ export function buildOpenApiDocument(options: {
       schemas: {
         ...sortKeys(options.schemas.all()),
         ErrorEnvelope: errorEnvelopeSchema(),
+        PlatformTooLarge: {
+          type: 'object',
+          required: ['Message'],
+          additionalProperties: false,
+          properties: { Message: { type: 'string', description: 'e.g. "Request must be smaller than 6291456 bytes for the API"' } },
+          description: 'The platform refusal of a body over 6 MB; the only error outside the envelope.',
+        },
         Pagination: {
           type: 'object',
           required: ['hasMore', 'limit', 'nextCursor'],
@@ -103,10 +116,17 @@ export function buildOpenApiDocument(options: {
         RateLimitReset: { description: 'Unix time (s) at which the window resets.', schema: { type: 'integer' } },
         RateLimitPolicy: { description: 'IETF draft field, e.g. `"per-key";q=300;w=60`.', schema: { type: 'string' } },
         RateLimit: { description: 'IETF draft field, e.g. `"per-key";r=299;t=42`.', schema: { type: 'string' } },
-        RetryAfter: { description: 'Seconds until the next window.', schema: { type: 'integer' } },
+        RetryAfter: { description: 'Seconds until the next window (429), or until a retry may succeed (503).', schema: { type: 'integer' } },
         IdempotentReplayed: { description: '`true` when the response is a replay of a stored one.', schema: { type: 'string', enum: ['true'] } },
       },
-      responses: Object.fromEntries(ERROR_CODES.map((code) => [errorResponseName(code), errorResponse(code)])),
+      responses: {
+        ...Object.fromEntries(ERROR_CODES.map((code) => [errorResponseName(code), errorResponse(code)])),
+        PlatformTooLarge: {
+          description: '413: body over 6 MB, refused by the platform before parsing, with `{Message}` only (no envelope)',
+          headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/PlatformTooLarge' } } },
+        },
+      },
     },
   };
 }
@@ -152,10 +172,19 @@ function operation(
     });
   }
   const body = argOf(RouteParamtypes.BODY);
-  const errors = new Set<string>([ErrorCode.Unauthorized, ErrorCode.OrganizationInactive, ErrorCode.RateLimited, ErrorCode.InternalError, ErrorCode.ServiceUnavailable]);
+  // 400 on every route: a body that is not JSON (or not UTF-8, or nested too deep) and a NUL or
+  // lone surrogate in any query value are refused wherever they are sent (found by the fuzz suite).
+  const errors = new Set<string>([
+    ErrorCode.ValidationError,
+    ErrorCode.Unauthorized,
+    ErrorCode.OrganizationInactive,
+    ErrorCode.RateLimited,
+    ErrorCode.RequestTimeout,
+    ErrorCode.InternalError,
+    ErrorCode.ServiceUnavailable,
+  ]);
   if (scope === 'write') errors.add(ErrorCode.Forbidden);
   if (pathParams.length) errors.add(ErrorCode.NotFound);
-  if (query || body || idempotent) errors.add(ErrorCode.ValidationError);
   if (idempotent) errors.add(ErrorCode.IdempotencyConflict);
   for (const code of doc.errors ?? []) errors.add(code);
 
@@ -193,6 +222,22 @@ function operation(
         (doc.alsoStatus ?? []).map((s) => [String(s.status), { description: s.description, headers: successHeaders, content: { 'application/json': { schema: data } } }]),
       ),
       ...errorResponses([...errors] as ErrorCode[]),
+      ...platformTooLarge(errors.has(ErrorCode.PayloadTooLarge)),
+    },
+  };
+}
+
+/**
+ * Any request with a body over 6 MB is refused by the platform with a bare `{Message}` (spec,
+ * Errors rule 2); on the debtor batch 413 is also `payload_too_large` in the envelope.
+ */
+function platformTooLarge(alsoEnvelope: boolean): Record<string, Schema> {
+  if (!alsoEnvelope) return { '413': { $ref: '#/components/responses/PlatformTooLarge' } };
+  return {
+    '413': {
+      description: '413 payload_too_large in the envelope (over 5 MB or 500 items), or the platform refusal of a body over 6 MB: `{Message}` only',
+      headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { $ref: '#/components/schemas/PlatformTooLarge' }] } } },
     },
   };
 }
@@ -278,7 +323,10 @@ const errorResponseName = (code: string) => `Error_${code}`;
 function errorResponse(code: ErrorCode): Schema {
   return {
     description: `${ERROR_HTTP_STATUS[code]} ${code}`,
-    headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' }, ...(code === ErrorCode.RateLimited ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}) },
+    headers: {
+      [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
+      ...(code === ErrorCode.RateLimited || code === ErrorCode.ServiceUnavailable ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}),
+    },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   };
 }

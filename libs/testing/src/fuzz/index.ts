@@ -1,0 +1,4 @@
+export * from './openapi-contract';
+export * from './requests';
+export * from './send';
+export * from './runner';
