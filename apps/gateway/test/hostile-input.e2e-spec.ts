@@ -125,7 +125,10 @@ describe('hostile input at the HTTP edge', () => {
     const started = Date.now();
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /operator/v1/organizations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+        socket.write(
+          `POST /operator/v1/organizations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${OPERATOR_TOKEN}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+        );
       });
       let text = '';
       socket.on('data', (c) => (text += c.toString()));
