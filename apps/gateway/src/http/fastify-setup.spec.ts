@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import pino from 'pino';
-import { configureFastify, fastifyOptions } from './fastify-setup';
+import type { FastifyRequest } from 'fastify';
+import { configureFastify, fastifyOptions, guarded } from './fastify-setup';
 
 /** The listener setup on a bare Fastify (no Nest): request ids, framework errors, draining. */
 describe('fastify setup', () => {
@@ -40,5 +41,24 @@ describe('fastify setup', () => {
     const res = await app.inject({ method: 'GET', url: '/things/a' });
     expectEnvelope(res, 503, 'service_unavailable');
     expect(res.headers.connection).toBe('close');
+  });
+
+  it('a body parser that throws hands its error to Fastify instead of throwing', () => {
+    const done = jest.fn();
+    const request = {} as FastifyRequest;
+    guarded(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    })(request, Buffer.from('[]'), done);
+    expect(done).toHaveBeenCalledWith(expect.any(RangeError));
+    expect(request.bodyBytes).toBe(2);
+    guarded(() => 'never')(request, Buffer.alloc(0), done);
+    expect(done).toHaveBeenLastCalledWith(null, undefined);
+  });
+
+  it('applies the listener timeouts (the 408 itself: hostile-input.e2e-spec.ts)', async () => {
+    const { app } = await listener();
+    expect(app.initialConfig.requestTimeout).toBe(30_000);
+    expect(app.initialConfig.keepAliveTimeout).toBe(65_000);
+    expect(app.initialConfig.connectionTimeout).toBe(120_000);
   });
 });

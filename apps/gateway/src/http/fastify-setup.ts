@@ -104,12 +104,8 @@ export function configureFastify(app: FastifyInstance, logger: Logger): Drainabl
 
   app.removeAllContentTypeParsers();
   // Bodies that cannot be accepted are refused after the guards (request-body.ts, RequestInputInterceptor).
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, guarded((request, body) => (body.length === 0 ? undefined : parseJsonBody(body))));
-  app.addContentTypeParser(
-    '*',
-    { parseAs: 'buffer' },
-    guarded((request, body) => (body.length === 0 ? undefined : rejectedBody(AppError.validation('Content-Type must be application/json.')))),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, guarded(parseJsonBody));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, guarded(() => rejectedBody(AppError.validation('Content-Type must be application/json.'))));
 
   // A connection silent for HTTP_IDLE_TIMEOUT_MS (a client that stopped reading or writing) is closed.
   app.server.on('timeout', (socket: Socket) => {
@@ -142,13 +138,17 @@ export function configureFastify(app: FastifyInstance, logger: Logger): Drainabl
 
 type BodyParser = (request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => void;
 
-/** Records the body size for endpoint limits; an exception in parsing becomes an error reply, never an uncaught one. */
-function guarded(parse: (request: FastifyRequest, body: Buffer) => unknown): BodyParser {
+/**
+ * Records the body size for endpoint limits and treats an empty body as none; an exception in
+ * parsing becomes an error reply (the envelope), never an uncaught one.
+ */
+export function guarded(parse: (body: Buffer) => unknown): BodyParser {
   return (request, body, done) => {
     request.bodyBytes = body.length;
+    if (body.length === 0) return done(null, undefined);
     let parsed: unknown;
     try {
-      parsed = parse(request, body);
+      parsed = parse(body);
     } catch (err) {
       return done(err instanceof Error ? err : new Error(String(err)));
     }
