@@ -12,7 +12,8 @@ runBackgroundService('importer', async (config) => {
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, timeouts);
   // BullMQ workers need maxRetriesPerRequest: null; the same connection options are used here.
-  // commandTimeout must exceed the blocking wait of a BullMQ worker's connection (docs/adr/0014).
+  // commandTimeout bounds this (non-blocking) connection; a BullMQ worker's blocking connection will
+  // need its own, longer than its blocking wait (docs/adr/0014).
   const redis = new IORedis(config.redis.url, {
     maxRetriesPerRequest: null,
     lazyConnect: true,

@@ -1,15 +1,22 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { AppError, ErrorCode, RpcReply } from '@dc/contracts';
+import { isTransientDatabaseError } from '@dc/database';
 import { currentDeadline, type Logger } from '@dc/observability';
 import { Observable, catchError, of, tap } from 'rxjs';
 import { LOGGER } from '../tokens';
 
 const PATTERN_METADATA = 'microservices:pattern';
+const DATABASE_BUSY = {
+  code: ErrorCode.ServiceUnavailable,
+  message: 'The database is busy and this request was not carried out. Retry after the time in Retry-After.',
+  retryAfterSeconds: 1,
+} as const;
 
 /**
  * Turns every handler outcome into a typed `RpcReply` (exceptions do not survive the broker hop)
- * and writes one log line per handled request. Unexpected errors are logged here with their stack
- * and leave as a bare `internal_error`: nothing internal reaches a client.
+ * and writes one log line per handled request. A statement the database cut off (lock or statement
+ * timeout, deadlock) leaves as 503 with Retry-After: it was rolled back. Unexpected errors are
+ * logged here with their stack and leave as a bare `internal_error`: nothing internal reaches a client.
  */
 @Injectable()
 export class RpcReplyInterceptor implements NestInterceptor {
@@ -36,6 +43,11 @@ export class RpcReplyInterceptor implements NestInterceptor {
           // Expected once the caller has given up (no new database work starts: docs/adr/0014).
           this.logger.warn({ pattern, ms: elapsed(), err: (err as Error)?.message }, 'abandoned: the caller has given up');
           return of<RpcReply>({ ok: false, error: { code: ErrorCode.ServiceUnavailable, message: 'The caller stopped waiting for this request.' } });
+        }
+        if (isTransientDatabaseError(err)) {
+          // Rolled back by the database's own timeouts (or a deadlock): nothing happened, retry is safe.
+          this.logger.warn({ pattern, ms: elapsed(), err: (err as Error).message }, 'database busy: request not carried out');
+          return of<RpcReply>({ ok: false, error: { ...DATABASE_BUSY } });
         }
         this.logger.error({ pattern, ms: elapsed(), err }, 'handler failed');
         return of<RpcReply>({
