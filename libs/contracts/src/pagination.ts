@@ -1,5 +1,3 @@
-import { AppError } from './errors/app-error';
-
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;
 
@@ -42,18 +40,6 @@ export function decodeCursor(cursor: string): string | null {
   if (!text.startsWith('v1:')) return null;
   const id = text.slice(3);
   return /^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? id : null;
-}
-
-/** The id a page starts after; a cursor we did not issue is a 400 validation_error. */
-export function cursorAfter(cursor: string | undefined): string | null {
-  if (cursor === undefined || cursor === '') return null;
-  const id = decodeCursor(cursor);
-  if (!id) {
-    throw AppError.validation('cursor is not valid: send nextCursor exactly as received from the previous page', [
-      { message: 'cursor is not valid', path: 'cursor' },
-    ]);
-  }
-  return id;
 }
 
 /** Builds a page from `limit + 1` rows fetched in id order. */

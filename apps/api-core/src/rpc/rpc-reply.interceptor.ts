@@ -2,10 +2,9 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { AppError, ErrorCode, RpcReply } from '@dc/contracts';
 import { isTransientDatabaseError } from '@dc/database';
 import { currentDeadline, type Logger } from '@dc/observability';
-import { Observable, catchError, of, tap } from 'rxjs';
+import { Observable, catchError, map, of, tap } from 'rxjs';
 import { LOGGER } from '../tokens';
-
-const PATTERN_METADATA = 'microservices:pattern';
+import { handledContract, StatusReply } from './handles.decorator';
 const DATABASE_BUSY = {
   code: ErrorCode.ServiceUnavailable,
   message: 'The database is busy and this request was not carried out. Retry after the time in Retry-After.',
@@ -13,7 +12,9 @@ const DATABASE_BUSY = {
 } as const;
 
 /**
- * Turns every handler outcome into a typed `RpcReply` (exceptions do not survive the broker hop)
+ * Turns every handler outcome into a typed `RpcReply` (exceptions do not survive the broker hop):
+ * a returned body leaves with the contract's success status, a `withStatus` reply with its own
+ * (one of the contract's `alsoStatus`)
  * and writes one log line per handled request. A statement the database cut off (lock or statement
  * timeout, deadlock) leaves as 503 with Retry-After: it was rolled back. Unexpected errors are
  * logged here with their stack and leave as a bare `internal_error`: nothing internal reaches a client.
@@ -24,11 +25,17 @@ export class RpcReplyInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<RpcReply> {
     // The handler's own pattern (the subject also carries the deployment's namespace).
-    const patterns = Reflect.getMetadata(PATTERN_METADATA, context.getHandler()) as string[] | undefined;
-    const pattern = patterns?.[0] ?? context.switchToRpc().getContext<{ getSubject(): string }>().getSubject();
+    const contract = handledContract(context.getHandler());
+    if (!contract) throw new Error(`${context.getClass().name}.${context.getHandler().name} has no @Handles contract`);
+    const pattern = contract.pattern;
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     return next.handle().pipe(
+      map((result: unknown): RpcReply => {
+        if (!(result instanceof StatusReply)) return { ok: true, status: contract.status, body: result };
+        if (!contract.alsoStatus.includes(result.status)) throw new Error(`${pattern} may not answer ${result.status}`);
+        return { ok: true, status: result.status, body: result.body as unknown };
+      }),
       tap((reply: RpcReply) => this.logger.info({ pattern, ms: elapsed(), status: reply.ok ? reply.status : undefined }, 'handled')),
       catchError((err: unknown) => {
         if (err instanceof AppError) {

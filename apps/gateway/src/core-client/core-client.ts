@@ -1,40 +1,48 @@
-import { AppError, RpcReply } from '@dc/contracts';
+import { AppError, AuthContext, OperatorContract, PublicContract, RpcReply } from '@dc/contracts';
 import { NatsBus } from '@dc/transport';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** Who a request to api-core is for: every route has a request id, public routes an authenticated caller. */
+export interface OperatorCaller {
+  requestId: string;
+}
+export interface PublicCaller extends OperatorCaller {
+  auth: AuthContext;
+}
+
+/** A success from api-core: the status it chose (the contract's, or one of its `alsoStatus`) and the body. */
+export class CoreReply<O> {
+  constructor(
+    readonly status: number,
+    readonly body: O,
+  ) {}
+}
 
 /**
- * The gateway's only way to api-core. `forward` sends the validated input with the caller, sets
- * the status of a success and returns its body untouched; a failure is thrown as an AppError for
- * the exception filter.
+ * The gateway's only way to api-core. `send` takes an RPC contract from libs/contracts, so the input
+ * and the reply are typed by it; a failure is thrown as an AppError for the exception filter, a
+ * success comes back as a CoreReply that CoreReplyInterceptor writes to the response.
  */
 export class CoreClient {
   constructor(private readonly bus: NatsBus) {}
 
-  async call<T>(pattern: string, data: unknown, requestId: string): Promise<{ status: number; body: T }> {
-    const reply: RpcReply<T> = await this.bus.request<T>(pattern, data, requestId);
+  send<I, O>(contract: PublicContract<I, O>, caller: PublicCaller, input: NoInfer<I>): Promise<CoreReply<O>>;
+  send<I, O>(contract: OperatorContract<I, O>, caller: OperatorCaller, input: NoInfer<I>): Promise<CoreReply<O>>;
+  async send<I, O>(contract: PublicContract<I, O> | OperatorContract<I, O>, caller: OperatorCaller | PublicCaller, input: I): Promise<CoreReply<O>> {
+    const data = contract.audience === 'public' ? { auth: publicAuth(caller), input } : input;
+    const reply: RpcReply<O> = await this.bus.request<O>(contract.pattern, data, caller.requestId);
     if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.issues, reply.error.retryAfterSeconds);
-    return { status: reply.status, body: reply.body };
+    return new CoreReply(reply.status, reply.body);
   }
 
   /** Largest message the NATS server accepts (its `max_payload`). */
   maxPayload(): number {
     return this.bus.maxPayload();
   }
+}
 
-  /** For public routes: the caller's auth context travels with the input. */
-  async forward<T>(request: FastifyRequest, reply: FastifyReply, pattern: string, input: unknown): Promise<T> {
-    const caller = request.caller;
-    if (!caller) throw new Error('forward() on a route without @RequiresScope');
-    const auth = { organizationId: caller.organizationId, apiKeyId: caller.apiKeyId, portfolioIds: caller.portfolioIds };
-    const result = await this.call<T>(pattern, { auth, input }, String(request.id));
-    void reply.status(result.status);
-    return result.body;
-  }
-
-  /** For operator routes: no caller, the payload is the operator's input. */
-  async forwardOperator<T>(request: FastifyRequest, reply: FastifyReply, pattern: string, payload: unknown): Promise<T> {
-    const result = await this.call<T>(pattern, payload, String(request.id));
-    void reply.status(result.status);
-    return result.body;
-  }
+/** Only what api-core needs of the caller travels (not the key's scopes). */
+function publicAuth(caller: OperatorCaller | PublicCaller): AuthContext {
+  const auth = (caller as PublicCaller).auth;
+  if (!auth) throw new Error('a public contract was sent without an authenticated caller (route without @PublicRoute)');
+  return { organizationId: auth.organizationId, apiKeyId: auth.apiKeyId, portfolioIds: auth.portfolioIds };
 }

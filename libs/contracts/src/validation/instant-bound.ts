@@ -1,5 +1,3 @@
-import { ValidationOptions, registerDecorator } from 'class-validator';
-
 // ISO 8601 date, or date-time with minutes, optional seconds and fraction, optional offset (none = UTC).
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/;
 const DAY_MS = 86_400_000;
@@ -29,16 +27,4 @@ export function parseInstantBound(value: unknown, bound: 'from' | 'to'): Date | 
   // Timestamps are stored with millisecond precision: extra fraction digits are truncated.
   const ms = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
   return new Date(day + ((hh * 60 + mm - offsetMin) * 60 + ss) * 1000 + ms);
-}
-
-/** `from`/`to` query parameters: ISO 8601 date or date-time (see parseInstantBound). */
-export function IsInstantBound(bound: 'from' | 'to', options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isInstantBound',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { message: '$property must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ssZ)', ...options },
-      validator: { validate: (value: unknown) => parseInstantBound(value, bound) !== null },
-    });
 }

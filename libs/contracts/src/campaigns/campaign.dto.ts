@@ -1,6 +1,5 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { ListQueryDto } from './list-query.dto';
-import { CommaListOf } from '../validation/comma-list';
+import { ListQueryDto } from '../common/list-query.dto';
+import { CommaListOf, IdFilter } from '../common/query-fields';
 
 /** Spec: Campaign status. Moves are in docs/adr/0013 (api-core campaigns/campaign-transitions.ts). */
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'active', 'paused', 'completed', 'archived'] as const;
@@ -36,9 +35,9 @@ export interface CampaignView {
 }
 
 export class ListCampaignsQueryDto extends ListQueryDto {
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   portfolioId?: string;
 
-  @IsOptional() @CommaListOf(CAMPAIGN_STATUSES)
+  @CommaListOf(CAMPAIGN_STATUSES)
   status?: CampaignStatus[];
 }

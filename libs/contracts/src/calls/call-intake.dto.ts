@@ -2,7 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayMaxSize, IsArray, IsDateString, IsIn, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
-import { CALL_DIRECTIONS, CALL_STATUSES, CallDirection, CallStatus } from '../dto/call.dto';
+import { CALL_DIRECTIONS, CALL_STATUSES, CallDirection, CallStatus } from './call.dto';
 
 const DATE_TIME = { message: '$property must be an ISO 8601 date-time' };
 

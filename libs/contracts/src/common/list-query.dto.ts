@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInt } from 'class-validator';
 import { parseLimit } from '../pagination';
+import { PageCursor } from './query-fields';
 
 /** `limit` and `cursor`, shared by every list endpoint. */
 export class ListQueryDto {
@@ -8,8 +9,7 @@ export class ListQueryDto {
   @IsInt({ message: 'limit must be an integer (1 to 100; 0 or less means 50, more than 100 means 100)' })
   limit = 50;
 
-  @IsOptional()
-  @IsString({ message: 'cursor must be the nextCursor string of the previous page' })
-  @MaxLength(200, { message: 'cursor must be the nextCursor string of the previous page' })
+  /** Sent as the previous page's nextCursor; after validation, the id the page starts after. */
+  @PageCursor()
   cursor?: string;
 }

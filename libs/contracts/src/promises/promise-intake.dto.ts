@@ -1,7 +1,7 @@
 import {
   IsIn, IsNotEmpty, IsNumber, IsOptional, IsPositive, IsString, Matches, Max, MaxLength,
 } from 'class-validator';
-import { PAYMENT_METHODS, PaymentMethod } from '../dto/payment.dto';
+import { PAYMENT_METHODS, PaymentMethod } from '../payments/payment.dto';
 import { IsCurrencyCode } from '../validation/iso-4217';
 import { IsCalendarDate, IsIsoDateOrDateTime } from '../validation/iso-date';
 import { HasAtMostFourDecimals, MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';

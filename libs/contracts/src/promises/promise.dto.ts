@@ -1,6 +1,5 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { ListQueryDto } from './list-query.dto';
-import { CommaListOf } from '../validation/comma-list';
+import { ListQueryDto } from '../common/list-query.dto';
+import { CommaListOf, IdFilter } from '../common/query-fields';
 
 /** Spec: Promise status. A promise starts pending; the other four are final. */
 export const PROMISE_STATUSES = ['pending', 'fulfilled', 'partial', 'broken', 'cancelled'] as const;
@@ -27,12 +26,12 @@ export interface PromiseView {
 }
 
 export class ListPromisesQueryDto extends ListQueryDto {
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   portfolioId?: string;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   debtorId?: string;
 
-  @IsOptional() @CommaListOf(PROMISE_STATUSES)
+  @CommaListOf(PROMISE_STATUSES)
   status?: PromiseStatus[];
 }

@@ -1,7 +1,8 @@
 import {
   IsIn, IsNotEmpty, IsNumber, IsOptional, IsPositive, IsString, Matches, Max, MaxLength,
 } from 'class-validator';
-import { ListQueryDto } from './list-query.dto';
+import { ListQueryDto } from '../common/list-query.dto';
+import { IdFilter } from '../common/query-fields';
 import { IsCurrencyCode } from '../validation/iso-4217';
 import { IsCalendarDate, IsIsoDateOrDateTime } from '../validation/iso-date';
 import { HasAtMostFourDecimals, MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
@@ -82,10 +83,10 @@ export class OperatorRegisterPaymentDto extends PaymentFieldsDto {
  * rule 8), so they are only checked to be ISO 8601, never normalised.
  */
 export class ListPaymentsQueryDto extends ListQueryDto {
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   portfolioId?: string;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   debtorId?: string;
 
   @IsOptional() @IsString() @IsIsoDateOrDateTime()

@@ -1,5 +1,5 @@
 import { IsDateString, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CampaignChannel, CampaignStatus } from '../dto/campaign.dto';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CampaignChannel, CampaignStatus } from './campaign.dto';
 
 const DATE_TIME = { message: '$property must be an ISO 8601 date-time' };
 

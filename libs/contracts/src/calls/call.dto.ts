@@ -1,7 +1,6 @@
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ListQueryDto } from './list-query.dto';
-import { CommaListOf } from '../validation/comma-list';
-import { IsInstantBound } from '../validation/instant-bound';
+import { IsIn, IsOptional } from 'class-validator';
+import { ListQueryDto } from '../common/list-query.dto';
+import { CommaListOf, IdFilter, InstantBound } from '../common/query-fields';
 
 /** Call statuses (the spec leaves them "not shown"; docs/adr/0013). */
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'no_answer', 'busy', 'failed', 'cancelled'] as const;
@@ -44,28 +43,28 @@ export interface CallView extends CallListItemView {
 }
 
 /**
- * Query of GET /v1/calls. `from`/`to` bound the call's createdAt (docs/adr/0013); they are kept as
- * sent and turned into instants by api-core with parseInstantBound.
+ * Query of GET /v1/calls. `from`/`to` bound the call's createdAt (docs/adr/0013); they arrive at api-core
+ * decoded to ISO instants (InstantBound).
  */
 export class ListCallsQueryDto extends ListQueryDto {
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   portfolioId?: string;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   debtorId?: string;
 
-  @IsOptional() @IsString() @MaxLength(64)
+  @IdFilter()
   campaignId?: string;
 
-  @IsOptional() @CommaListOf(CALL_STATUSES)
+  @CommaListOf(CALL_STATUSES)
   status?: CallStatus[];
 
   @IsOptional() @IsIn(CALL_DIRECTIONS, { message: `direction must be one of: ${CALL_DIRECTIONS.join(', ')}` })
   direction?: CallDirection;
 
-  @IsOptional() @IsInstantBound('from')
+  @InstantBound('from')
   from?: string;
 
-  @IsOptional() @IsInstantBound('to')
+  @InstantBound('to')
   to?: string;
 }

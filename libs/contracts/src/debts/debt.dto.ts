@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ID_FILTER_MESSAGE } from './debtor.dto';
-import { ListQueryDto } from './list-query.dto';
+import { IsIn, IsOptional } from 'class-validator';
+import { ListQueryDto } from '../common/list-query.dto';
+import { IdFilter } from '../common/query-fields';
 
 /** Debt statuses (spec: States, Debt status). */
 export const DEBT_STATUSES = ['active', 'paid', 'cancelled'] as const;
@@ -9,14 +9,10 @@ export type DebtStatus = (typeof DEBT_STATUSES)[number];
 
 /** GET /v1/debts. `status` takes ONE value: a comma list is 400 validation_error (spec rule 5). */
 export class DebtListQueryDto extends ListQueryDto {
-  @IsOptional()
-  @IsString({ message: ID_FILTER_MESSAGE('portfolioId') })
-  @MaxLength(64, { message: ID_FILTER_MESSAGE('portfolioId') })
+  @IdFilter()
   portfolioId?: string;
 
-  @IsOptional()
-  @IsString({ message: ID_FILTER_MESSAGE('debtorId') })
-  @MaxLength(64, { message: ID_FILTER_MESSAGE('debtorId') })
+  @IdFilter()
   debtorId?: string;
 
   // An empty `status=` means no filter, as on the lists that take several values.

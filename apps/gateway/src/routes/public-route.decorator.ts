@@ -1,0 +1,51 @@
+import { applyDecorators, CanActivate, Delete, Get, HttpCode, Patch, Post, SetMetadata, Type, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { AnyContract, Scope } from '@dc/contracts';
+import { AuthGuard } from '../auth/auth.guard';
+import { ScopeGuard } from '../auth/scope.guard';
+import { CoreReplyInterceptor } from '../core-client/core-reply.interceptor';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
+import { ApiDoc, ApiDocOptions } from '../openapi/api-doc.decorator';
+import { RATE_COST, RateCostFn } from '../rate-limit/rate-cost.decorator';
+import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
+
+export const REQUIRED_SCOPE = 'dc:required-scope';
+
+const METHODS = { GET: Get, POST: Post, PATCH: Patch, DELETE: Delete } as const;
+export type RouteMethod = keyof typeof METHODS;
+
+export interface PublicRouteOptions {
+  method: RouteMethod;
+  /** Below the controller's path; '' for the controller's own. */
+  path?: string;
+  scope: Scope;
+  /** The contract the route forwards to: its `status` is the route's success status. */
+  rpc: AnyContract | { status: number };
+  /** Rate-limit units of a request (default 1), computed from the parsed request. */
+  cost?: RateCostFn;
+  /** Size limits checked before validation (after auth, rate limit and scope). */
+  sizeLimit?: Type<CanActivate>;
+  /** Honours Idempotency-Key (IdempotencyInterceptor). */
+  idempotent?: boolean;
+  doc: ApiDocOptions;
+}
+
+/**
+ * The one decorator of a public route. Its policies always run in this order, whatever the order of
+ * the options: authentication, rate limit (charged even if the request is refused later, so every
+ * response carries the consumption headers; with the route's cost), scope, size limit, then the
+ * global input checks and validation pipe, then the Idempotency-Key interceptor, then the handler,
+ * whose CoreReply sets the status. A unit test checks that every public route carries it.
+ */
+export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
+  const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : [])];
+  const interceptors = [...(options.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor];
+  return applyDecorators(
+    METHODS[options.method](options.path ?? ''),
+    HttpCode(options.rpc.status),
+    SetMetadata(REQUIRED_SCOPE, options.scope),
+    ...(options.cost ? [SetMetadata(RATE_COST, options.cost)] : []),
+    UseGuards(...guards),
+    UseInterceptors(...interceptors),
+    ApiDoc(options.doc),
+  );
+}
