@@ -37,6 +37,41 @@ export default [
     },
   },
   {
+    // One home per kind of code in api-core (docs/architecture.md): SQL lives in repositories, so only
+    // `*.repository.ts` files import the database library (or Prisma, or pg). Besides them, only the
+    // wiring that builds or hands out the Database (main.ts, shared/shared.module.ts) and the reply
+    // interceptor (isTransientDatabaseError: a statement the database cut off is a 503). Types are
+    // free everywhere: services hold a `Tx` and run `Transactions.transaction()` without any SQL.
+    files: ['apps/api-core/src/**/*.ts'],
+    ignores: [
+      'apps/api-core/src/**/*.repository.ts',
+      'apps/api-core/src/main.ts',
+      'apps/api-core/src/shared/shared.module.ts',
+      'apps/api-core/src/rpc/rpc-reply.interceptor.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@dc/database',
+              allowTypeImports: true,
+              message: 'Only repositories (*.repository.ts) use the database; call the feature\'s repository (types such as Tx may be imported with `import type`).',
+            },
+          ],
+          patterns: [
+            {
+              group: ['@prisma/*', 'pg', '**/libs/database/**', '**/generated/prisma/**'],
+              allowTypeImports: true,
+              message: 'Only repositories (*.repository.ts) use the database.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

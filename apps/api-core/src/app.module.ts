@@ -1,78 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import type { AppConfig } from '@dc/config';
-import { Database } from '@dc/database';
-import type { Logger } from '@dc/observability';
-import { NatsBus, PayloadStore } from '@dc/transport';
-import { ApiKeysHandlers } from './api-keys/api-keys.handlers';
-import { ApiKeysRepository } from './api-keys/api-keys.repository';
-import { ApiKeysService } from './api-keys/api-keys.service';
-import { AuthHandlers } from './auth/auth.handlers';
-import { AuthInvalidator } from './auth/auth-invalidator';
-import { AuthRepository } from './auth/auth.repository';
-import { CallsHandlers } from './calls/calls.handlers';
-import { CallsRepository } from './calls/calls.repository';
-import { CampaignsHandlers } from './campaigns/campaigns.handlers';
-import { CampaignsRepository } from './campaigns/campaigns.repository';
-import { DebtorsHandlers } from './debtors/debtors.handlers';
-import { DebtorsRepository } from './debtors/debtors.repository';
-import { DebtsHandlers } from './debts/debts.handlers';
-import { DebtsRepository } from './debts/debts.repository';
-import { DebtorBatchHandlers } from './debtor-batch/debtor-batch.handlers';
-import { DebtorBatchRepository } from './debtor-batch/debtor-batch.repository';
-import { WriteDebtorBatchUseCase } from './debtor-batch/write-debtor-batch.usecase';
-import { OrganizationsHandlers } from './organizations/organizations.handlers';
-import { OrganizationsRepository } from './organizations/organizations.repository';
-import { PaymentsHandlers } from './payments/payments.handlers';
-import { PaymentsRepository } from './payments/payments.repository';
-import { RegisterPaymentUseCase } from './payments/register-payment.usecase';
-import { PortfoliosHandlers } from './portfolios/portfolios.handlers';
-import { PortfoliosRepository } from './portfolios/portfolios.repository';
-import { OutboxWriter } from './outbox/outbox.writer';
-import { PromisesHandlers } from './promises/promises.handlers';
-import { PromisesRepository } from './promises/promises.repository';
-import { RpcReplyInterceptor } from './rpc/rpc-reply.interceptor';
-import { CONFIG, LOGGER } from './tokens';
+import { RPC_CONTRACTS } from '@dc/contracts';
+import { FEATURE_MODULES, HANDLER_CLASSES } from './features';
+import { assertHandlerCoverage } from './rpc/handler-coverage';
+import { ApiCoreDependencies, SharedModule } from './shared/shared.module';
 
-export interface ApiCoreDependencies {
-  config: AppConfig;
-  logger: Logger;
-  database: Database;
-  bus: NatsBus;
-  payloads: PayloadStore;
-}
+export type { ApiCoreDependencies } from './shared/shared.module';
 
 @Module({})
 export class AppModule {
+  /**
+   * The whole of api-core: the shared (global) module and every feature module. Throws before
+   * anything is built when the handlers do not cover RPC_CONTRACTS exactly once each, so a
+   * half-wired api-core never starts to listen.
+   */
   static register(deps: ApiCoreDependencies): DynamicModule {
+    assertHandlerCoverage(RPC_CONTRACTS, HANDLER_CLASSES);
     return {
       module: AppModule,
-      controllers: [AuthHandlers, PortfoliosHandlers, OrganizationsHandlers, ApiKeysHandlers, PaymentsHandlers,
-        DebtorsHandlers, DebtsHandlers, CallsHandlers, PromisesHandlers, CampaignsHandlers, DebtorBatchHandlers],
-      providers: [
-        { provide: CONFIG, useValue: deps.config },
-        { provide: LOGGER, useValue: deps.logger },
-        { provide: Database, useValue: deps.database },
-        { provide: NatsBus, useValue: deps.bus },
-        { provide: PayloadStore, useValue: deps.payloads },
-        { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
-        AuthInvalidator,
-        AuthRepository,
-        PortfoliosRepository,
-        OrganizationsRepository,
-        ApiKeysRepository,
-        ApiKeysService,
-        DebtorsRepository,
-        DebtsRepository,
-        OutboxWriter,
-        PaymentsRepository,
-        RegisterPaymentUseCase,
-        CallsRepository,
-        PromisesRepository,
-        CampaignsRepository,
-        DebtorBatchRepository,
-        WriteDebtorBatchUseCase,
-      ],
+      imports: [SharedModule.register(deps), ...FEATURE_MODULES],
     };
   }
 }

@@ -15,8 +15,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.serviceName, config.logLevel);
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
-  const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher' });
-  // Only for claim-checked request bodies (PayloadStore); not needed to be ready.
+  // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.
   const redis = new IORedis(config.redis.url, {
     lazyConnect: true,
     maxRetriesPerRequest: 2,
@@ -25,6 +24,7 @@ async function main(): Promise<void> {
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const payloads = new PayloadStore(redis, config.redis.keyPrefix);
+  const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', payloads });
   const server = new NamespacedNatsServer({
     url: config.nats.url,
     subjectPrefix: config.nats.subjectPrefix,
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     name: 'api-core',
     drainTimeoutMs: config.shutdownGraceMs,
     maxConcurrency: config.apiCore.maxConcurrency,
+    payloads,
     log: logger,
   });
   const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);

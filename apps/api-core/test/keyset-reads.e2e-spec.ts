@@ -2,8 +2,8 @@ import { AuthContext } from '@dc/contracts';
 import { Database } from '@dc/database';
 import { createTestDatabase } from '@dc/testing';
 import { Client } from 'pg';
-import { readableDebtorsSql, DebtorsRepository } from '../src/debtors/debtors.repository';
-import { readableDebtsSql, DebtsRepository } from '../src/debts/debts.repository';
+import { reachableDebtorsSql, DebtorsRepository } from '../src/debtors/debtors.repository';
+import { reachableDebtsSql, DebtsRepository } from '../src/debts/debts.repository';
 import { callsPageSql, CallsRepository } from '../src/calls/calls.repository';
 import { paymentsPageSql, PaymentsRepository } from '../src/payments/payments.repository';
 
@@ -106,8 +106,8 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   it('a deep debtor page reads no more than the first page, whatever the filters', async () => {
     const deep = aDebtors[aDebtors.length - 60];
     for (const filter of [{}, { portfolioId: 'pf_a1' }, { status: ['active' as const] }]) {
-      const first = await genericPlanBuffers(readableDebtorsSql(A, filter, null, 51));
-      const last = await genericPlanBuffers(readableDebtorsSql(A, filter, deep, 51));
+      const first = await genericPlanBuffers(reachableDebtorsSql(A, filter, null, 51));
+      const last = await genericPlanBuffers(reachableDebtorsSql(A, filter, deep, 51));
       expect({ filter, deepWithinFirst: last <= first * 1.5 }).toEqual({ filter, deepWithinFirst: true });
       // 51 debtors with their phones: a few hundred buffers, never the thousands of a scan.
       expect(last).toBeLessThan(500);
@@ -116,8 +116,8 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
 
   it('a deep debt page reads no more than the first page', async () => {
     const deep = `debt_${aDebtors[aDebtors.length - 60].slice(4)}`;
-    const first = await genericPlanBuffers(readableDebtsSql(A, {}, null, 51));
-    const last = await genericPlanBuffers(readableDebtsSql(A, {}, deep, 51));
+    const first = await genericPlanBuffers(reachableDebtsSql(A, {}, null, 51));
+    const last = await genericPlanBuffers(reachableDebtsSql(A, {}, deep, 51));
     expect(last).toBeLessThanOrEqual(first * 1.5);
     expect(last).toBeLessThan(500);
   });
@@ -138,27 +138,27 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
 
   it('debtor page walks return every readable debtor of the organization exactly once, in id order', async () => {
     const repo = new DebtorsRepository(database);
-    expect(await walk((after) => repo.listReadable(A, {}, after, 51))).toEqual(aDebtors);
-    expect(await walk((after) => repo.listReadable({ ...A, portfolioIds: ['pf_a2'] }, {}, after, 51))).toEqual(smallPortfolioDebtors);
+    expect(await walk((after) => repo.listReachable(A, {}, after, 51))).toEqual(aDebtors);
+    expect(await walk((after) => repo.listReachable({ ...A, portfolioIds: ['pf_a2'] }, {}, after, 51))).toEqual(smallPortfolioDebtors);
     const settled = aDebtors.filter((d) => Number(d.slice(4)) % 10 === 0);
-    expect(await walk((after) => repo.listReadable(A, { status: ['settled'] }, after, 51))).toEqual(settled);
-    expect(await walk((after) => repo.listReadable(A, { portfolioId: 'pf_b2' }, after, 51))).toEqual([]);
+    expect(await walk((after) => repo.listReachable(A, { status: ['settled'] }, after, 51))).toEqual(settled);
+    expect(await walk((after) => repo.listReachable(A, { portfolioId: 'pf_b2' }, after, 51))).toEqual([]);
   });
 
   it('debt page walks return every readable debt exactly once; by-id reads respect reach', async () => {
     const repo = new DebtsRepository(database);
-    expect(await walk((after) => repo.listReadable(A, {}, after, 51))).toEqual(aDebtors.map((d) => `debt_${d.slice(4)}`));
-    expect((await repo.findReadable(A, id('debt', 6)))?.debtorId).toBe(id('dbt', 6));
-    expect(await repo.findReadable(A, id('debt', 3))).toBeNull(); // organization B's
-    expect(await repo.findReadable(A, id('debt', 2))).toBeNull(); // its debtor is deleted
+    expect(await walk((after) => repo.listReachable(A, {}, after, 51))).toEqual(aDebtors.map((d) => `debt_${d.slice(4)}`));
+    expect((await repo.findReachable(A, id('debt', 6)))?.debtorId).toBe(id('dbt', 6));
+    expect(await repo.findReachable(A, id('debt', 3))).toBeNull(); // organization B's
+    expect(await repo.findReachable(A, id('debt', 2))).toBeNull(); // its debtor is deleted
   });
 
   it('by-id debtor reads: own organization only, never deleted or erased', async () => {
     const repo = new DebtorsRepository(database);
-    expect((await repo.findReadable(A, id('dbt', 6)))?.phones).toHaveLength(1);
-    expect(await repo.findReadable(A, id('dbt', 3))).toBeNull();
-    expect(await repo.findReadable(A, id('dbt', 2))).toBeNull();
-    expect(await repo.findReadable(A, id('dbt', 4))).toBeNull();
-    expect(await repo.findReadable({ ...A, portfolioIds: ['pf_a2'] }, id('dbt', 6))).toBeNull();
+    expect((await repo.findReachable(A, id('dbt', 6)))?.contactInfoPhoneNumbers).toHaveLength(1);
+    expect(await repo.findReachable(A, id('dbt', 3))).toBeNull();
+    expect(await repo.findReachable(A, id('dbt', 2))).toBeNull();
+    expect(await repo.findReachable(A, id('dbt', 4))).toBeNull();
+    expect(await repo.findReachable({ ...A, portfolioIds: ['pf_a2'] }, id('dbt', 6))).toBeNull();
   });
 });

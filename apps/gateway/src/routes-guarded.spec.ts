@@ -1,7 +1,13 @@
-import { GUARDS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { REQUIRED_SCOPE } from './auth/requires-scope.decorator';
+import { GUARDS_METADATA, HTTP_CODE_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { AuthGuard } from './auth/auth.guard';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
-import { OPERATOR_CONTROLLERS, PUBLIC_CONTROLLERS } from './gateway.module';
+import { REQUIRED_SCOPE, ScopeGuard } from './auth/scope.guard';
+import { CoreReplyInterceptor } from './core-client/core-reply.interceptor';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { OPERATOR_CONTROLLERS } from './operator';
+import { PUBLIC_CONTROLLERS } from './public';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { PUBLIC_ROUTE, PublicRouteOptions } from './routes/public-route.decorator';
 
 function routeHandlers(controller: new (...args: never[]) => unknown): [string, object][] {
   const proto = controller.prototype as Record<string, object>;
@@ -11,12 +17,24 @@ function routeHandlers(controller: new (...args: never[]) => unknown): [string, 
 }
 
 describe('no route is unguarded', () => {
-  it.each(PUBLIC_CONTROLLERS.flatMap(routeHandlers))('%s carries @RequiresScope', (_name, handler) => {
+  it.each(PUBLIC_CONTROLLERS.flatMap(routeHandlers))('%s carries @PublicRoute', (_name, handler) => {
     expect(['read', 'write']).toContain(Reflect.getMetadata(REQUIRED_SCOPE, handler));
+    const route = Reflect.getMetadata(PUBLIC_ROUTE, handler) as PublicRouteOptions | undefined;
+    expect(route).toBeDefined();
+    expect(Reflect.getMetadata(REQUIRED_SCOPE, handler)).toBe(route!.scope);
+    // The guards in their fixed order, nothing else: no guard added or reordered beside @PublicRoute.
+    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([AuthGuard, RateLimitGuard, ScopeGuard, ...(route!.sizeLimit ? [route!.sizeLimit] : [])]);
+    expect(Reflect.getMetadata(INTERCEPTORS_METADATA, handler)).toEqual([...(route!.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor]);
+    expect(Reflect.getMetadata(HTTP_CODE_METADATA, handler)).toBe(route!.rpc.status);
   });
 
   it.each(OPERATOR_CONTROLLERS.map((c) => [c.name, c] as const))('%s is behind the operator token', (_name, controller) => {
     expect(Reflect.getMetadata(GUARDS_METADATA, controller)).toContain(OperatorTokenGuard);
     expect(routeHandlers(controller).length).toBeGreaterThan(0);
+  });
+
+  it('operator controllers are named apart from public ones', () => {
+    const publicNames = new Set(PUBLIC_CONTROLLERS.map((c) => c.name));
+    expect(OPERATOR_CONTROLLERS.filter((c) => publicNames.has(c.name))).toEqual([]);
   });
 });

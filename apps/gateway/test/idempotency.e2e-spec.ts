@@ -2,7 +2,7 @@ import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
 import request from 'supertest';
 
 /**
- * Idempotency-Key on the policy probe (NODE_ENV=test only), a write route with the same
+ * Idempotency-Key on the policy probe (the test entry point only), a write route with the same
  * decorators as the debtor batch. `data.processed` counts how often the probe really ran.
  */
 describe('Idempotency-Key (spec: batch rule 12)', () => {

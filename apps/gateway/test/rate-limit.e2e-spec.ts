@@ -2,7 +2,7 @@ import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
 import IORedis from 'ioredis';
 import request from 'supertest';
 
-/** The policy probe (NODE_ENV=test only) carries the debtor batch's policies: cost 1 per 50 items. */
+/** The policy probe (the test entry point only) carries the debtor batch's policies: cost 1 per 50 items. */
 const probe = (url: string, key: string, portfolioId: string, items = 0) =>
   request(url)
     .post(`/public/v1/_test/policy-probe/${portfolioId}`)

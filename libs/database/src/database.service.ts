@@ -7,6 +7,14 @@ import { DeadlinePool } from './deadline-pool';
 export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
 
+/** A transaction in progress: repositories run their statements on it when a change spans several. */
+export type Tx = Prisma.TransactionClient;
+
+/** What a service needs to group repository calls into one transaction (and nothing else of the database). */
+export interface Transactions {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
 export interface DatabaseOptions {
   /** Postgres `statement_timeout`, and the timeout of a whole interactive transaction (rolled back). */
   statementTimeoutMs?: number;
@@ -23,7 +31,7 @@ export interface DatabaseOptions {
  * and by `prepared()`, which runs hand-written SQL as named prepared statements for hot read paths
  * (one statement per debtor page instead of four). Repositories are the only code that uses either.
  */
-export class Database {
+export class Database implements Transactions {
   readonly client: PrismaClient;
   private readonly pool: Pool;
   /** SQL text → statement name; bounded by the finite set of query shapes in the code. */
@@ -63,6 +71,14 @@ export class Database {
       this.statementNames.set(text, name);
     }
     return (await this.pool.query<T>({ name, text, values: query.values })).rows;
+  }
+
+  /**
+   * Runs `fn` in one interactive transaction: committed when it resolves, rolled back when it
+   * throws. Bounded like every transaction by the statement timeout (docs/adr/0014).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.client.$transaction(fn);
   }
 
   async ping(): Promise<void> {

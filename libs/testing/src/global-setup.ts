@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { REPO_ROOT } from './service-process';
+import { GATEWAY_TEST_ENTRY, REPO_ROOT } from './service-process';
 import { createTemplateDatabase } from './test-database';
 
 function reachable(port: number): Promise<boolean> {
@@ -26,7 +26,7 @@ export async function prepareTemplateDatabase(): Promise<string> {
     if (!(await reachable(port))) missing.push(`${name} (127.0.0.1:${port})`);
   }
   if (missing.length) throw new Error(`End-to-end tests need ${missing.join(', ')}; start them (see README).`);
-  if (!existsSync(path.join(REPO_ROOT, 'dist/apps/gateway/src/main.js'))) {
+  if (!existsSync(path.join(REPO_ROOT, GATEWAY_TEST_ENTRY))) {
     throw new Error('The apps are not built: run `npm run build` first (npm run test:e2e does).');
   }
   const name = `dc_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;

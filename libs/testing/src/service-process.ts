@@ -6,6 +6,9 @@ const UP = path.resolve(__dirname, '../../..');
 export const REPO_ROOT = path.basename(UP) === 'dist' ? path.dirname(UP) : UP;
 const ROOT = REPO_ROOT;
 
+/** The gateway as Stack starts it: the production app plus test-only routes (apps/gateway/testing/main.ts). */
+export const GATEWAY_TEST_ENTRY = 'dist/apps/gateway/testing/main.js';
+
 export type AppName = 'gateway' | 'api-core' | 'importer' | 'webhook-dispatcher';
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -25,9 +28,10 @@ export class ServiceProcess {
     readonly app: AppName,
     env: Record<string, string>,
     nodeArgs: string[] = [],
+    /** The compiled entry point below the repository root; the app's production one by default. */
+    entry = `dist/apps/${app}/src/main.js`,
   ) {
-    const entry = path.join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
-    this.child = spawn(process.execPath, [...nodeArgs, entry], {
+    this.child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, entry)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from './test-database';
-import { AppName, ServiceProcess } from './service-process';
+import { AppName, GATEWAY_TEST_ENTRY, ServiceProcess } from './service-process';
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
@@ -82,7 +82,7 @@ export class Stack {
   }
 
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; publicUrl: string; operatorUrl: string }> {
-    const gateway = new ServiceProcess('gateway', { ...this.env, ...env }, this.nodeArgs);
+    const gateway = new ServiceProcess('gateway', { ...this.env, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
     const line = await gateway.waitForLog((l) => l.msg === 'gateway listening');
     const entry = {
       process: gateway,

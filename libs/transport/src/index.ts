@@ -2,3 +2,4 @@ export * from './namespaced-nats.server';
 export * from './nats-bus';
 export * from './payload-store';
 export * from './deadline';
+export * from './payload-codec';

@@ -2,8 +2,9 @@ import { NatsContext, ServerNats } from '@nestjs/microservices';
 import { runWithRequestContext } from '@dc/observability';
 import { DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
 import { randomUUID } from 'node:crypto';
-import { JSONCodec, Msg, NatsConnection, Subscription } from 'nats';
+import { JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
 import { parseDeadline, withTimeout } from './deadline';
+import { ClaimStore, isEncoded, readBody, UnreadableBodyError } from './payload-codec';
 
 export interface NamespacedNatsOptions {
   url: string;
@@ -17,6 +18,8 @@ export interface NamespacedNatsOptions {
   maxConcurrency: number;
   /** Told to a shed caller as Retry-After. */
   retryAfterSeconds?: number;
+  /** Where NatsBus parked the bodies of claim-checked requests (PayloadStore, docs/adr/0017). */
+  payloads: ClaimStore;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -28,8 +31,9 @@ const json = JSONCodec<unknown>();
  * headers set by the gateway), so every log line of the handler carries the id; a request whose
  * caller has already given up is dropped unrun; at most `maxConcurrency` requests run at once,
  * the excess is refused at once (never queued); the replica can leave and rejoin its queue group
- * (while Postgres is unreachable); and closing waits for the requests already taken to be
- * answered (Nest's own graceful close waits a fixed period).
+ * (while Postgres is unreachable); closing waits for the requests already taken to be
+ * answered (Nest's own graceful close waits a fixed period); and a request NatsBus sent gzipped or
+ * by claim check is decoded before Nest reads it (payload-codec.ts, docs/adr/0017).
  */
 export class NamespacedNatsServer extends ServerNats {
   private ownSubscriptions: Subscription[] = [];
@@ -109,13 +113,39 @@ export class NamespacedNatsServer extends ServerNats {
     const finish = this.startRequest();
     this.finishers.set(natsMsg, finish);
     try {
-      return await runWithRequestContext({ requestId, deadline }, () => super.handleMessage(channel, natsMsg));
+      return await runWithRequestContext({ requestId, deadline }, async () => {
+        const message = await this.decoded(natsMsg, requestId, channel);
+        return message && super.handleMessage(channel, message);
+      });
     } finally {
-      // Unless a publisher took it over (getPublisher), the request ends here (an event, a failure).
+      // Unless a publisher took it over (getPublisher), the request ends here (an event, a failure,
+      // a body that could not be read).
       if (this.finishers.get(natsMsg) === finish) {
         this.finishers.delete(natsMsg);
         finish();
       }
+    }
+  }
+
+  /**
+   * The message as Nest should read it: a gzipped or claim-checked body decoded (async zlib, the
+   * claim taken once). A body that cannot be read is answered here, and undefined returned.
+   */
+  private async decoded(natsMsg: Msg, requestId: string, channel: string): Promise<Msg | undefined> {
+    if (!isEncoded(natsMsg.headers)) return natsMsg;
+    try {
+      return new DecodedMsg(natsMsg, await readBody(natsMsg.headers, natsMsg.data, this.namespaced.payloads));
+    } catch (err) {
+      const retryable = err instanceof UnreadableBodyError && err.retryable;
+      this.namespaced.log.warn({ requestId, channel, err: (err as Error).message }, 'request body could not be read');
+      this.answer(natsMsg, undefined, {
+        ok: false,
+        error: retryable
+          ? // The claim expired, was taken already, or Redis is unreachable: the caller may send it again.
+            { code: ErrorCode.ServiceUnavailable, message: 'The request could not be read back in time. Retry the request.' }
+          : { code: ErrorCode.InternalError, message: 'The request could not be completed.' },
+      });
+      return undefined;
     }
   }
 
@@ -126,8 +156,9 @@ export class NamespacedNatsServer extends ServerNats {
    */
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: any) => any {
     const publish = super.getPublisher(natsMsg, id, ctx);
-    const finish = this.finishers.get(natsMsg);
-    this.finishers.delete(natsMsg);
+    const received = natsMsg instanceof DecodedMsg ? natsMsg.original : natsMsg;
+    const finish = this.finishers.get(received);
+    this.finishers.delete(received);
     return (packet: { isDisposed?: boolean; status?: string }) => {
       try {
         return publish(packet);
@@ -175,6 +206,11 @@ export class NamespacedNatsServer extends ServerNats {
         retryAfterSeconds: this.namespaced.retryAfterSeconds ?? 1,
       },
     };
+    this.answer(natsMsg, id, response);
+  }
+
+  /** Answers in Nest's wire format, as a handler's last packet would be. */
+  private answer(natsMsg: Msg, id: string | undefined, response: RpcReply): void {
     natsMsg.respond(json.encode({ id, response, isDisposed: true }));
   }
 
@@ -192,5 +228,41 @@ export class NamespacedNatsServer extends ServerNats {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.onIdle?.();
     };
+  }
+}
+
+/** A request message whose body is the decoded JSON; everything else is the original's. */
+class DecodedMsg implements Msg {
+  constructor(
+    readonly original: Msg,
+    readonly data: Uint8Array,
+  ) {}
+
+  get subject(): string {
+    return this.original.subject;
+  }
+
+  get sid(): number {
+    return this.original.sid;
+  }
+
+  get reply(): string | undefined {
+    return this.original.reply;
+  }
+
+  get headers(): MsgHdrs | undefined {
+    return this.original.headers;
+  }
+
+  respond(payload?: Payload, opts?: PublishOptions): boolean {
+    return this.original.respond(payload, opts);
+  }
+
+  json<T>(): T {
+    return json.decode(this.data) as T;
+  }
+
+  string(): string {
+    return new TextDecoder().decode(this.data);
   }
 }

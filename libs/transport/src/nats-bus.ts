@@ -2,12 +2,15 @@ import { AppError, DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } fro
 import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, NatsConnection, NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from './deadline';
+import { ClaimStore, writeBody } from './payload-codec';
 
 export interface NatsBusOptions {
   url: string;
   subjectPrefix: string;
   requestTimeoutMs: number;
   name: string;
+  /** Where a request too large for one message even gzipped is parked (PayloadStore, docs/adr/0017). */
+  payloads: ClaimStore;
 }
 
 const json = JSONCodec<unknown>();
@@ -25,6 +28,8 @@ interface NestResponsePacket {
  * The gateway's (and publishers') side of NATS. Requests use nats.js `request()` and speak the
  * NestJS microservice wire format (`{pattern, data, id}` → `{id, response}`), so api-core stays a
  * plain NestJS NATS microservice. No responder or a timeout becomes 503 service_unavailable.
+ * A large request travels gzipped, or by claim check over the server's max_payload
+ * (payload-codec.ts, docs/adr/0017); NamespacedNatsServer decodes it before Nest reads it.
  */
 export class NatsBus {
   private constructor(
@@ -51,13 +56,21 @@ export class NatsBus {
 
   async request<T>(pattern: string, data: unknown, requestId: string): Promise<RpcReply<T>> {
     const h = headers();
+    const id = randomUUID();
+    const request = json.encode({ pattern, data, id });
+    let body: Uint8Array;
+    try {
+      body = await writeBody(h, request, this.maxPayload(), this.options.payloads);
+    } catch {
+      // Only parking a claim-checked body can fail (Redis unreachable): nothing was sent.
+      throw new AppError(ErrorCode.ServiceUnavailable, 'Service temporarily unavailable: the request is too large for one message and could not be parked. Retry later.');
+    }
     h.set(REQUEST_ID_HEADER, requestId);
     // api-core does not start work that arrives after this: nobody would read its answer.
     h.set(DEADLINE_HEADER, String(Date.now() + this.options.requestTimeoutMs));
-    const id = randomUUID();
     let raw: unknown;
     try {
-      const msg = await this.connection.request(this.subject(pattern), json.encode({ pattern, data, id }), {
+      const msg = await this.connection.request(this.subject(pattern), body, {
         timeout: this.options.requestTimeoutMs,
         headers: h,
       });

@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 
 /**
- * Claim check for request bodies larger than a NATS message (the server's max_payload): the
- * gateway parks the bytes in Redis for a minute and sends a reference; api-core takes them once.
+ * Claim check for request bodies larger than a NATS message (the server's max_payload) even
+ * gzipped: NatsBus parks the bytes in Redis for a minute and sends a reference;
+ * NamespacedNatsServer takes them once (payload-codec.ts, docs/adr/0017).
  */
 export class PayloadStore {
   constructor(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database, Prisma } from '@dc/database';
+import { Database, newId, Prisma } from '@dc/database';
 
 @Injectable()
 export class ApiKeysRepository {
@@ -9,8 +9,8 @@ export class ApiKeysRepository {
     return this.db.client.apiKey.findUnique({ where: { id } });
   }
 
-  create(data: Prisma.ApiKeyUncheckedCreateInput) {
-    return this.db.client.apiKey.create({ data });
+  create(data: Omit<Prisma.ApiKeyUncheckedCreateInput, 'id'>) {
+    return this.db.client.apiKey.create({ data: { id: newId('key'), ...data } });
   }
 
   update(id: string, data: Prisma.ApiKeyUncheckedUpdateInput) {

@@ -3,7 +3,6 @@ import {
   apiKeyDisplayPrefix, ApiKeyView, AppError, CreateApiKeyDto, CreatedApiKeyView, generateApiKey, hashApiKey,
   normaliseScopes, UpdateApiKeyDto,
 } from '@dc/contracts';
-import { newId } from '@dc/database';
 import { AuthInvalidator } from '../auth/auth-invalidator';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { PortfoliosRepository } from '../portfolios/portfolios.repository';
@@ -56,7 +55,6 @@ export class ApiKeysService {
     const portfolioIds = await this.checkedRestriction(organizationId, input.portfolioIds ?? []);
     const key = generateApiKey(stage);
     const row = await this.keys.create({
-      id: newId('key'),
       organizationId,
       name: input.name ?? 'API key',
       keyPrefix: apiKeyDisplayPrefix(key),

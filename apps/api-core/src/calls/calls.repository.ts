@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, CallAnalysisDto, CallDirection, CallStatus } from '@dc/contracts';
-import { Database, newId, Prisma } from '@dc/database';
-import type { Tx } from '../outbox/outbox.writer';
-import { IntakePortfolio, reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reachable-sql';
-import { CallRow, CallRowWithAnalysis } from './call.mapper';
+import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView } from '@dc/contracts';
+import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
+import { callAnalysisView } from './call-analysis';
 
 export interface CallListFilter {
   portfolioId?: string;
@@ -44,22 +43,37 @@ export interface LockedCall {
   status: string;
 }
 
-// Raw reads alias columns to the model's field names so one mapper serves both paths. Lists never
-// read `analysis`.
+/** A call as its SQL returns it: the list item with Date timestamps, and the stored analysis JSON. */
+type CallItemRow = Stored<CallListItemView, 'connectedAt' | 'metricsStartTime' | 'metricsEndTime' | 'createdAt' | 'updatedAt'>;
+type CallRow = CallItemRow & { analysis: unknown };
+
+/** calls columns named as CallListItemView's fields, in its order. Lists never read `analysis`. */
 const LIST_COLUMNS = Prisma.sql`
   c.id, c.portfolio_id AS "portfolioId", c.debtor_id AS "debtorId", c.campaign_id AS "campaignId", c.direction,
   c.status, c.from_number AS "fromNumber", c.to_number AS "toNumber", c.connected_at AS "connectedAt",
-  c.effective_duration_sec AS "effectiveDurationSec", c.metrics_start_time AS "metricsStartTime",
+  c.effective_duration_sec::float8 AS "effectiveDurationSec", c.metrics_start_time AS "metricsStartTime",
   c.metrics_end_time AS "metricsEndTime", c.created_at AS "createdAt", c.updated_at AS "updatedAt"`;
+const CALL_COLUMNS = Prisma.sql`${LIST_COLUMNS}, c.analysis`;
 
-const PORTFOLIO_SELECT = { id: true, organizationId: true, identityCurrency: true } as const;
+/** The column of each writable field. */
+const CHANGE_COLUMNS: { readonly [K in keyof CallChanges]-?: string } = {
+  status: 'status',
+  campaignId: 'campaign_id',
+  fromNumber: 'from_number',
+  toNumber: 'to_number',
+  connectedAt: 'connected_at',
+  effectiveDurationSec: 'effective_duration_sec',
+  metricsStartTime: 'metrics_start_time',
+  metricsEndTime: 'metrics_end_time',
+  analysis: 'analysis',
+};
 
-function toData<T extends CallChanges>(changes: T) {
-  const { analysis, ...rest } = changes;
-  return {
-    ...rest,
-    ...(analysis === undefined ? {} : { analysis: analysis === null ? Prisma.DbNull : ({ ...analysis } as Prisma.InputJsonValue) }),
-  };
+function analysisJson(analysis: CallAnalysisDto | null | undefined): string | null {
+  return analysis ? JSON.stringify({ ...analysis }) : null;
+}
+
+function toCallView(row: CallRow): CallView {
+  return { ...isoDates(row), analysis: callAnalysisView(row.analysis) };
 }
 
 /** One keyset page (limit + 1 rows, id order) of the calls the key can reach, filters applied. */
@@ -80,39 +94,34 @@ export function callsPageSql(auth: AuthContext, filter: CallListFilter, afterId:
 export class CallsRepository {
   constructor(private readonly db: Database) {}
 
-  inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.client.$transaction(fn);
-  }
-
   /** One keyset page (limit + 1 rows, id order) of the calls the key can reach. */
-  listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<CallRow[]> {
-    return this.db.client.$queryRaw<CallRow[]>(callsPageSql(auth, filter, afterId, take));
+  async listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<CallListItemView[]> {
+    return (await this.db.client.$queryRaw<CallItemRow[]>(callsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
-  async findReachable(auth: AuthContext, id: string): Promise<CallRowWithAnalysis | null> {
-    const rows = await this.db.client.$queryRaw<CallRowWithAnalysis[]>`
-      SELECT ${LIST_COLUMNS}, c.analysis
+  async findReachable(auth: AuthContext, id: string): Promise<CallView | null> {
+    const [row] = await this.db.client.$queryRaw<CallRow[]>`
+      SELECT ${CALL_COLUMNS}
       FROM calls c JOIN portfolios p ON p.id = c.portfolio_id
       WHERE c.id = ${id} AND ${reachablePortfolioSql(auth)}`;
-    return rows[0] ?? null;
-  }
-
-  /** Operator intake: any existing portfolio (the operator is not bound by a key's reach). */
-  findPortfolio(id: string): Promise<IntakePortfolio | null> {
-    return this.db.client.portfolio.findUnique({ where: { id }, select: PORTFOLIO_SELECT });
-  }
-
-  async liveDebtorExists(tx: Tx, portfolioId: string, debtorId: string): Promise<boolean> {
-    const row = await tx.debtor.findFirst({ where: { id: debtorId, portfolioId, deletedAt: null, erasedAt: null }, select: { id: true } });
-    return row !== null;
+    return row ? toCallView(row) : null;
   }
 
   async campaignExists(tx: Tx, portfolioId: string, campaignId: string): Promise<boolean> {
     return (await tx.campaign.findFirst({ where: { id: campaignId, portfolioId }, select: { id: true } })) !== null;
   }
 
-  insert(tx: Tx, call: NewCall): Promise<CallRowWithAnalysis> {
-    return tx.call.create({ data: { id: newId('call'), ...toData(call), status: call.status } });
+  /** Fields not given are null; both timestamps are the time of the write. */
+  async insert(tx: Tx, call: NewCall): Promise<CallView> {
+    const now = new Date();
+    const [row] = await tx.$queryRaw<CallRow[]>`
+      INSERT INTO calls AS c (id, portfolio_id, debtor_id, campaign_id, direction, status, from_number, to_number, connected_at,
+        effective_duration_sec, metrics_start_time, metrics_end_time, analysis, created_at, updated_at)
+      VALUES (${newId('call')}, ${call.portfolioId}, ${call.debtorId}, ${call.campaignId ?? null}, ${call.direction}, ${call.status},
+        ${call.fromNumber ?? null}, ${call.toNumber ?? null}, ${call.connectedAt ?? null}, ${call.effectiveDurationSec ?? null},
+        ${call.metricsStartTime ?? null}, ${call.metricsEndTime ?? null}, ${analysisJson(call.analysis)}::jsonb, ${now}, ${now})
+      RETURNING ${CALL_COLUMNS}`;
+    return toCallView(row);
   }
 
   /** Locks the call (SELECT … FOR UPDATE) so concurrent changes of one call run one after the other. */
@@ -125,7 +134,18 @@ export class CallsRepository {
     return rows[0] ?? null;
   }
 
-  update(tx: Tx, id: string, changes: CallChanges): Promise<CallRowWithAnalysis> {
-    return tx.call.update({ where: { id }, data: toData(changes) });
+  /** Writes the given fields (undefined ones untouched) and updated_at; the call must exist (locked). */
+  async update(tx: Tx, id: string, changes: CallChanges): Promise<CallView> {
+    const fields = (Object.keys(CHANGE_COLUMNS) as (keyof CallChanges)[]).filter((field) => changes[field] !== undefined);
+    const sets = fields.map((field) => {
+      const column = Prisma.raw(CHANGE_COLUMNS[field]);
+      return field === 'analysis' ? Prisma.sql`${column} = ${analysisJson(changes.analysis)}::jsonb` : Prisma.sql`${column} = ${changes[field]}`;
+    });
+    const [row] = await tx.$queryRaw<CallRow[]>`
+      UPDATE calls AS c SET ${Prisma.join([...sets, Prisma.sql`updated_at = ${new Date()}`])}
+      WHERE c.id = ${id}
+      RETURNING ${CALL_COLUMNS}`;
+    if (!row) throw new Error(`call ${id} vanished while locked`);
+    return toCallView(row);
   }
 }

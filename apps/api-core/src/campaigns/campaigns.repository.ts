@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, CampaignStatus } from '@dc/contracts';
-import { Database, newId, Prisma } from '@dc/database';
-import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reachable-sql';
-import { CampaignMetricsRow, CampaignRow } from './campaign.mapper';
+import { AuthContext, CampaignMetricsView, CampaignStatus, CampaignView } from '@dc/contracts';
+import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
+import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
 
 export interface CampaignListFilter {
   portfolioId?: string;
@@ -18,6 +17,13 @@ export interface NewCampaign {
   endsAt: Date | null;
 }
 
+/** A campaign without its metrics (they come from their own query, for a whole page at once). */
+export type CampaignRecord = Omit<CampaignView, 'metrics'>;
+
+/** A campaign as its SQL returns it: the record, timestamps still Date. */
+type CampaignRow = Stored<CampaignRecord, 'startsAt' | 'endsAt' | 'createdAt' | 'updatedAt'>;
+
+/** campaigns columns named as CampaignView's fields, in its order (metrics follow). */
 const COLUMNS = Prisma.sql`
   cmp.id, cmp.portfolio_id AS "portfolioId", cmp.name, cmp.description, cmp.channel, cmp.status,
   cmp.starts_at AS "startsAt", cmp.ends_at AS "endsAt", cmp.created_at AS "createdAt", cmp.updated_at AS "updatedAt"`;
@@ -36,26 +42,26 @@ export class CampaignsRepository {
   constructor(private readonly db: Database) {}
 
   /** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach. */
-  listReachable(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Promise<CampaignRow[]> {
-    return this.db.client.$queryRaw<CampaignRow[]>(campaignsPageSql(auth, filter, afterId, take));
+  async listReachable(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Promise<CampaignRecord[]> {
+    return (await this.db.client.$queryRaw<CampaignRow[]>(campaignsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
-  async findReachable(auth: AuthContext, id: string): Promise<CampaignRow | null> {
-    const rows = await this.db.client.$queryRaw<CampaignRow[]>`
+  async findReachable(auth: AuthContext, id: string): Promise<CampaignRecord | null> {
+    const [row] = await this.db.client.$queryRaw<CampaignRow[]>`
       SELECT ${COLUMNS}
       FROM campaigns cmp JOIN portfolios p ON p.id = cmp.portfolio_id
       WHERE cmp.id = ${id} AND ${reachablePortfolioSql(auth)}`;
-    return rows[0] ?? null;
+    return row ? isoDates(row) : null;
   }
 
   /**
-   * Metrics of every campaign of a page in ONE query: call counts per campaign, and promises
-   * taken in the campaign's calls grouped by currency (amounts of different currencies are never
-   * added). Campaigns without calls have no row.
+   * Metrics of every campaign of a page in ONE query, each in CampaignMetricsView's shape: call
+   * counts per campaign, and promises taken in the campaign's calls grouped by currency (amounts of
+   * different currencies are never added). Campaigns without calls have no entry.
    */
-  async metrics(campaignIds: string[]): Promise<Map<string, CampaignMetricsRow>> {
+  async metrics(campaignIds: string[]): Promise<Map<string, CampaignMetricsView>> {
     if (!campaignIds.length) return new Map();
-    const rows = await this.db.client.$queryRaw<CampaignMetricsRow[]>`
+    const rows = await this.db.client.$queryRaw<(CampaignMetricsView & { campaignId: string })[]>`
       WITH call_stats AS (
         SELECT campaign_id,
                count(*)::int AS calls_total,
@@ -64,7 +70,7 @@ export class CampaignsRepository {
         FROM calls WHERE campaign_id = ANY(${campaignIds}::text[])
         GROUP BY campaign_id
       ), promise_stats AS (
-        SELECT c.campaign_id, pr.currency, count(*)::int AS n, sum(pr.amount)::text AS amount
+        SELECT c.campaign_id, pr.currency, count(*)::int AS n, sum(pr.amount)::float8 AS amount
         FROM promises pr JOIN calls c ON c.id = pr.call_id
         WHERE c.campaign_id = ANY(${campaignIds}::text[])
         GROUP BY c.campaign_id, pr.currency
@@ -75,25 +81,31 @@ export class CampaignsRepository {
              COALESCE((SELECT json_agg(json_build_object('currency', ps.currency, 'amount', ps.amount) ORDER BY ps.currency)
                        FROM promise_stats ps WHERE ps.campaign_id = cs.campaign_id), '[]'::json) AS "promisedAmounts"
       FROM call_stats cs`;
-    return new Map(rows.map((r) => [r.campaignId, r]));
+    return new Map(rows.map(({ campaignId, ...metrics }) => [campaignId, metrics]));
   }
 
-  /** Operator intake: any existing portfolio. */
-  findPortfolio(id: string): Promise<{ id: string } | null> {
-    return this.db.client.portfolio.findUnique({ where: { id }, select: { id: true } });
+  async findById(id: string): Promise<CampaignRecord | null> {
+    const [row] = await this.db.client.$queryRaw<CampaignRow[]>`SELECT ${COLUMNS} FROM campaigns cmp WHERE cmp.id = ${id}`;
+    return row ? isoDates(row) : null;
   }
 
-  findById(id: string): Promise<CampaignRow | null> {
-    return this.db.client.campaign.findUnique({ where: { id } });
-  }
-
-  insert(campaign: NewCampaign): Promise<CampaignRow> {
-    return this.db.client.campaign.create({ data: { id: newId('cmp'), ...campaign, status: 'draft' } });
+  /** A new draft campaign; both timestamps are the time of the write. */
+  async insert(campaign: NewCampaign): Promise<CampaignRecord> {
+    const now = new Date();
+    const [row] = await this.db.client.$queryRaw<CampaignRow[]>`
+      INSERT INTO campaigns AS cmp (id, portfolio_id, name, description, channel, status, starts_at, ends_at, created_at, updated_at)
+      VALUES (${newId('cmp')}, ${campaign.portfolioId}, ${campaign.name}, ${campaign.description}, ${campaign.channel}, 'draft',
+        ${campaign.startsAt}, ${campaign.endsAt}, ${now}, ${now})
+      RETURNING ${COLUMNS}`;
+    return isoDates(row);
   }
 
   /** Compare-and-set: moves the campaign only if it is still `from`; null when it changed meanwhile. */
-  async transition(id: string, from: string, to: CampaignStatus): Promise<CampaignRow | null> {
-    const { count } = await this.db.client.campaign.updateMany({ where: { id, status: from }, data: { status: to } });
-    return count === 1 ? this.findById(id) : null;
+  async transition(id: string, from: string, to: CampaignStatus): Promise<CampaignRecord | null> {
+    const [row] = await this.db.client.$queryRaw<CampaignRow[]>`
+      UPDATE campaigns AS cmp SET status = ${to}, updated_at = ${new Date()}
+      WHERE cmp.id = ${id} AND cmp.status = ${from}
+      RETURNING ${COLUMNS}`;
+    return row ? isoDates(row) : null;
   }
 }

@@ -1,15 +1,14 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DebtorBatchInput, PublicRequest, RpcPattern } from '@dc/contracts';
-import { item } from '../rpc/reply';
+import { AuthContext, DebtorBatchInput, DebtorsRpc } from '@dc/contracts';
+import { Handles } from '../rpc/handles.decorator';
 import { WriteDebtorBatchUseCase } from './write-debtor-batch.usecase';
 
 @Controller()
 export class DebtorBatchHandlers {
   constructor(private readonly writeBatch: WriteDebtorBatchUseCase) {}
 
-  @MessagePattern(RpcPattern.DebtorBatchWrite)
-  async write(@Payload() { auth, input }: PublicRequest<DebtorBatchInput>) {
-    return item(await this.writeBatch.execute(auth, input));
+  @Handles(DebtorsRpc.batchWrite)
+  async write(input: DebtorBatchInput, auth: AuthContext) {
+    return { data: await this.writeBatch.execute(auth, input) };
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Database, newId, Prisma } from '@dc/database';
+import type { IdPrefix } from '@dc/contracts';
+import { Database, newId, Prisma, Tx } from '@dc/database';
 import type { BatchState, BatchWrites, ExistingDebt, ExistingDebtor } from './batch-plan';
 
-type Tx = Prisma.TransactionClient;
 const sql = Prisma.sql;
 
 /** One batch transaction; counts the statements it sends (logged at debug, read by the benchmark). */
@@ -35,7 +35,12 @@ export class DebtorBatchRepository {
 
   transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
     // Bounded like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
-    return this.db.client.$transaction((tx) => fn(new BatchTx(tx)));
+    return this.db.transaction((tx) => fn(new BatchTx(tx)));
+  }
+
+  /** The id of a row the batch will insert (the plan names new debtors and debts before writing). */
+  newId(prefix: IdPrefix): string {
+    return newId(prefix);
   }
 
   /**

@@ -1,10 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, AuthContext, BatchDebtorDto, DebtorBatchInput, DebtorBatchView, ErrorCode } from '@dc/contracts';
-import { PayloadStore } from '@dc/transport';
-import { newId } from '@dc/database';
+import { AppError, AuthContext, DebtorBatchInput, DebtorBatchView } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
-import { gunzipSync } from 'node:zlib';
-import { PortfoliosRepository } from '../portfolios/portfolios.repository';
+import { LookupsRepository } from '../shared/lookups.repository';
 import { LOGGER } from '../tokens';
 import { batchKeys, BatchPlan, internalFailure, planBatch, prepareItems } from './batch-plan';
 import { DebtorBatchRepository } from './debtor-batch.repository';
@@ -19,24 +16,14 @@ const ATTEMPTS = 3;
 @Injectable()
 export class WriteDebtorBatchUseCase {
   constructor(
-    private readonly portfolios: PortfoliosRepository,
+    private readonly lookups: LookupsRepository,
     private readonly repository: DebtorBatchRepository,
-    private readonly payloads: PayloadStore,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** The debtors as sent by the gateway: inline, gzipped inline, or gzipped behind a claim check. */
-  private async decode(input: DebtorBatchInput): Promise<BatchDebtorDto[]> {
-    if (input.debtors) return input.debtors;
-    const gzip = input.debtorsRef ? await this.payloads.take(input.debtorsRef) : Buffer.from(input.debtorsGzip ?? '', 'base64');
-    if (!gzip) throw new AppError(ErrorCode.ServiceUnavailable, 'The batch could not be read back in time. Retry the request.');
-    return JSON.parse(gunzipSync(gzip).toString('utf8')) as BatchDebtorDto[];
-  }
-
   async execute(auth: AuthContext, input: DebtorBatchInput): Promise<DebtorBatchView> {
-    if (!(await this.portfolios.findReachable(auth, input.portfolioId))) throw AppError.notFound('portfolio');
-    const debtors = await this.decode(input);
-    const items = prepareItems(debtors);
+    if (!(await this.lookups.findReachablePortfolio(auth, input.portfolioId))) throw AppError.notFound('portfolio');
+    const items = prepareItems(input.debtors);
     const keys = batchKeys(items);
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt += 1) {
@@ -44,7 +31,7 @@ export class WriteDebtorBatchUseCase {
         const { plan, statements } = await this.repository.transaction(async (tx) => {
           await this.repository.lockKeys(tx, input.portfolioId, keys.debtorExternalIds, keys.debtExternalIds);
           const state = await this.repository.readState(tx, input.portfolioId, keys);
-          const decided: BatchPlan = planBatch(items, state, (prefix) => newId(prefix));
+          const decided: BatchPlan = planBatch(items, state, (prefix) => this.repository.newId(prefix));
           await this.repository.write(tx, input.portfolioId, decided.writes);
           return { plan: decided, statements: tx.statements };
         });

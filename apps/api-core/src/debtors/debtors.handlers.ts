@@ -1,36 +1,29 @@
 import { Controller } from '@nestjs/common';
-import { AppError, AuthContext, cursorAfter, DebtorListQueryDto, DebtorsRpc, toPage } from '@dc/contracts';
+import { AuthContext, ByIdInput, DebtorListQueryDto, DebtorsRpc } from '@dc/contracts';
 import { Handles } from '../rpc/handles.decorator';
-import { toDebtorView } from './debtor.mapper';
-import { DebtorsRepository } from './debtors.repository';
+import { DebtorsService } from './debtors.service';
 
 @Controller()
 export class DebtorsHandlers {
-  constructor(private readonly debtors: DebtorsRepository) {}
+  constructor(private readonly debtors: DebtorsService) {}
 
   @Handles(DebtorsRpc.list)
-  async list(input: DebtorListQueryDto, auth: AuthContext) {
-    const filter = { portfolioId: input.portfolioId, status: input.status };
-    const rows = await this.debtors.listReadable(auth, filter, cursorAfter(input.cursor), input.limit + 1);
-    return toPage(rows, input.limit, toDebtorView);
+  list(input: DebtorListQueryDto, auth: AuthContext) {
+    return this.debtors.list(auth, input);
   }
 
   @Handles(DebtorsRpc.get)
-  async get(input: { id: string }, auth: AuthContext) {
-    const row = await this.debtors.findReadable(auth, input.id);
-    if (!row) throw AppError.notFound('debtor');
-    return { data: toDebtorView(row) };
+  async get(input: ByIdInput, auth: AuthContext) {
+    return { data: await this.debtors.get(auth, input.id) };
   }
 
   @Handles(DebtorsRpc.delete)
-  async delete(input: { id: string }) {
-    if (!(await this.debtors.softDelete(input.id))) throw AppError.notFound('debtor');
+  delete(input: ByIdInput) {
+    return this.debtors.delete(input.id);
   }
 
   @Handles(DebtorsRpc.erase)
-  async erase(input: { id: string }) {
-    const erased = await this.debtors.erase(input.id);
-    if (!erased) throw AppError.notFound('debtor');
-    return { data: { id: erased.id, erasedAt: erased.erasedAt.toISOString() } };
+  async erase(input: ByIdInput) {
+    return { data: await this.debtors.erase(input.id) };
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, DebtStatus } from '@dc/contracts';
-import { Database, Prisma } from '@dc/database';
-import { reachableKeysetPageSql } from '../reach/reachable-sql';
-import { DebtRow } from './debt.mapper';
+import { AuthContext, DebtStatus, DebtView } from '@dc/contracts';
+import { Database, isoDates, Prisma, Stored } from '@dc/database';
+import { reachableKeysetPageSql } from '../reach/reach.repository';
 
 export interface DebtListFilter {
   portfolioId?: string;
@@ -10,15 +9,19 @@ export interface DebtListFilter {
   status?: DebtStatus;
 }
 
+/** A debt as its SQL returns it: the DebtView, timestamps still Date. */
+type DebtRow = Stored<DebtView, 'createdAt' | 'updatedAt'>;
+
+/** debts columns named as DebtView's fields, in its order; amounts are numeric, sent as JSON numbers. */
 const DEBT_COLUMNS = Prisma.raw(`t.id, t.portfolio_id AS "portfolioId", t.debtor_id AS "debtorId", t.external_id AS "externalId",
-  t.total_amount AS "totalAmount", t.paid_amount AS "paidAmount", t.currency, t.status, t.due_date AS "dueDate",
+  t.total_amount::float8 AS "totalAmount", t.paid_amount::float8 AS "paidAmount", t.currency, t.status, t.due_date AS "dueDate",
   t.issue_date AS "issueDate", t.description, t.debt_type AS "debtType", t.created_at AS "createdAt", t.updated_at AS "updatedAt"`);
 
 /**
- * Readable debts in one statement: inside the key's reach, the debt live and its debtor live (a
+ * Reachable debts in one statement: inside the key's reach, the debt live and its debtor live (a
  * deleted or erased debtor hides its debts), filters, keyset (reachableKeysetPageSql).
  */
-export function readableDebtsSql(auth: AuthContext, filter: DebtListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
+export function reachableDebtsSql(auth: AuthContext, filter: DebtListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
   const conditions = [Prisma.sql`t.deleted_at IS NULL`];
   if (filter.debtorId !== undefined) conditions.push(Prisma.sql`t.debtor_id = ${filter.debtorId}`);
   if (filter.status !== undefined) conditions.push(Prisma.sql`t.status = ${filter.status}`);
@@ -31,12 +34,13 @@ export function readableDebtsSql(auth: AuthContext, filter: DebtListFilter & { i
 export class DebtsRepository {
   constructor(private readonly db: Database) {}
 
-  /** One keyset page (limit + 1 rows, id order) of readable debts. */
-  listReadable(auth: AuthContext, filter: DebtListFilter, afterId: string | null, take: number): Promise<DebtRow[]> {
-    return this.db.prepared<DebtRow>(readableDebtsSql(auth, filter, afterId, take));
+  /** One keyset page (limit + 1 rows, id order) of the debts the key can reach. */
+  async listReachable(auth: AuthContext, filter: DebtListFilter, afterId: string | null, take: number): Promise<DebtView[]> {
+    return (await this.db.prepared<DebtRow>(reachableDebtsSql(auth, filter, afterId, take))).map(isoDates);
   }
 
-  async findReadable(auth: AuthContext, id: string): Promise<DebtRow | null> {
-    return (await this.db.prepared<DebtRow>(readableDebtsSql(auth, { id }, null, 1)))[0] ?? null;
+  async findReachable(auth: AuthContext, id: string): Promise<DebtView | null> {
+    const [row] = await this.db.prepared<DebtRow>(reachableDebtsSql(auth, { id }, null, 1));
+    return row ? isoDates(row) : null;
   }
 }

@@ -1,72 +1,33 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  AppError, cursorAfter, ListPaymentsQueryDto, OperatorRegisterPaymentDto, PublicRequest, RegisterPaymentDto, RpcPattern,
-  toPage,
+  AuthContext, ByIdInput, ListPaymentsQueryDto, OperatorRegisterPaymentDto, PaymentsRpc, RegisterPaymentDto, UnderPortfolioInput,
 } from '@dc/contracts';
-import { item, ok } from '../rpc/reply';
-import { toPaymentView } from './payment.mapper';
-import { PaymentsRepository } from './payments.repository';
-import { RegisterPaymentUseCase } from './register-payment.usecase';
+import { Handles, withStatus } from '../rpc/handles.decorator';
+import { PaymentsService } from './payments.service';
 
 @Controller()
 export class PaymentsHandlers {
-  constructor(
-    private readonly payments: PaymentsRepository,
-    private readonly registerPayment: RegisterPaymentUseCase,
-  ) {}
+  constructor(private readonly payments: PaymentsService) {}
 
-  @MessagePattern(RpcPattern.PaymentsList)
-  async list(@Payload() { auth, input }: PublicRequest<ListPaymentsQueryDto>) {
-    const { portfolioId, debtorId, from, to } = input;
-    const rows = await this.payments.listReachable(auth, { portfolioId, debtorId, from, to }, cursorAfter(input.cursor), input.limit + 1);
-    return ok(toPage(rows, input.limit, toPaymentView));
+  @Handles(PaymentsRpc.list)
+  list(input: ListPaymentsQueryDto, auth: AuthContext) {
+    return this.payments.list(auth, input);
   }
 
-  @MessagePattern(RpcPattern.PaymentsGet)
-  async get(@Payload() { auth, input }: PublicRequest<{ id: string }>) {
-    const row = await this.payments.findReachable(auth, input.id);
-    if (!row) throw AppError.notFound('payment');
-    return item(toPaymentView(row));
+  @Handles(PaymentsRpc.get)
+  async get(input: ByIdInput, auth: AuthContext) {
+    return { data: await this.payments.get(auth, input.id) };
   }
 
-  /** POST /v1/payments: 201 when created, 200 for an identical retry. */
-  @MessagePattern(RpcPattern.PaymentsRegister)
-  async register(@Payload() { auth, input }: PublicRequest<RegisterPaymentDto>) {
-    const portfolio = await this.payments.findReachablePortfolio(auth, input.portfolioId);
-    if (!portfolio) throw AppError.notFound('portfolio');
-    const { payment, created } = await this.registerPayment.execute({
-      portfolio,
-      externalId: input.externalId,
-      debtorId: input.debtorId,
-      debtId: input.debtId,
-      amount: input.amount,
-      currency: input.currency,
-      paymentDate: input.paymentDate,
-      method: input.method,
-      reference: input.reference,
-      source: 'api',
-    });
-    return item(payment, created ? 201 : 200);
+  /** 201 when created, 200 for an identical retry. */
+  @Handles(PaymentsRpc.register)
+  async register(input: RegisterPaymentDto, auth: AuthContext) {
+    const { payment, created } = await this.payments.register(auth, input);
+    return created ? { data: payment } : withStatus(200, { data: payment });
   }
 
-  /** Operator intake (panel, collection link): always a new payment, externalId null. */
-  @MessagePattern(RpcPattern.OperatorPaymentRegister)
-  async registerFromOperator(@Payload() input: { portfolioId: string; body: OperatorRegisterPaymentDto }) {
-    const portfolio = await this.payments.findPortfolio(input.portfolioId);
-    if (!portfolio) throw AppError.notFound('portfolio');
-    const { body } = input;
-    const { payment } = await this.registerPayment.execute({
-      portfolio,
-      debtorId: body.debtorId,
-      debtId: body.debtId,
-      amount: body.amount,
-      currency: body.currency,
-      paymentDate: body.paymentDate,
-      method: body.method,
-      reference: body.reference,
-      source: body.source,
-    });
-    return item(payment, 201);
+  @Handles(PaymentsRpc.registerFromOperator)
+  async registerFromOperator(input: UnderPortfolioInput<OperatorRegisterPaymentDto>) {
+    return { data: await this.payments.registerFromOperator(input.portfolioId, input.body) };
   }
 }

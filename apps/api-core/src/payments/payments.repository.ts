@@ -1,17 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, PaymentSource } from '@dc/contracts';
-import { Database, newId, Prisma } from '@dc/database';
-import type { Tx } from '../outbox/outbox.writer';
-import { reachablePortfolioWhere } from '../reach/portfolio-reach';
-import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reachable-sql';
-import { PaymentRow } from './payment.mapper';
-
-/** What registering a payment needs to know about its portfolio. */
-export interface PaymentPortfolio {
-  id: string;
-  organizationId: string;
-  identityCurrency: string[];
-}
+import { AuthContext, PaymentSource, PaymentView } from '@dc/contracts';
+import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
 
 export interface NewPayment {
   externalId: string | null;
@@ -29,6 +19,12 @@ export interface NewPayment {
   source: PaymentSource;
 }
 
+/** A stored payment as a retry compares it: the view, and whether its currency was derived. */
+export interface StoredPayment {
+  payment: PaymentView;
+  currencyDerived: boolean;
+}
+
 export interface PaymentListFilter {
   portfolioId?: string;
   debtorId?: string;
@@ -36,12 +32,13 @@ export interface PaymentListFilter {
   to?: string;
 }
 
-const PORTFOLIO_SELECT = { id: true, organizationId: true, identityCurrency: true } as const;
+/** A payment as its SQL returns it: the PaymentView, timestamps still Date. */
+type PaymentRow = Stored<PaymentView, 'createdAt' | 'updatedAt'>;
 
-// Raw reads alias every column to the model's field names, so the mapper serves both paths.
+/** payments columns named as PaymentView's fields, in its order; the amount is numeric, sent as a JSON number. */
 const PAYMENT_COLUMNS = Prisma.sql`
   pay.id, pay.external_id AS "externalId", pay.portfolio_id AS "portfolioId", pay.debtor_id AS "debtorId",
-  pay.debt_id AS "debtId", pay.promise_id AS "promiseId", pay.amount, pay.currency,
+  pay.debt_id AS "debtId", pay.promise_id AS "promiseId", pay.amount::float8 AS amount, pay.currency,
   pay.payment_date AS "paymentDate", pay.payment_method AS "paymentMethod", pay.reference,
   pay.created_at AS "createdAt", pay.updated_at AS "updatedAt"`;
 
@@ -60,30 +57,6 @@ export function paymentsPageSql(auth: AuthContext, filter: PaymentListFilter, af
 export class PaymentsRepository {
   constructor(private readonly db: Database) {}
 
-  inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.client.$transaction(fn);
-  }
-
-  findReachablePortfolio(auth: AuthContext, id: string): Promise<PaymentPortfolio | null> {
-    return this.db.client.portfolio.findFirst({ where: { AND: [reachablePortfolioWhere(auth), { id }] }, select: PORTFOLIO_SELECT });
-  }
-
-  /** Operator intake: any existing portfolio (the operator is not bound by a key's reach). */
-  findPortfolio(id: string): Promise<PaymentPortfolio | null> {
-    return this.db.client.portfolio.findUnique({ where: { id }, select: PORTFOLIO_SELECT });
-  }
-
-  /** A live (neither deleted nor erased) debtor of the portfolio. */
-  async liveDebtorExists(tx: Tx, portfolioId: string, debtorId: string): Promise<boolean> {
-    const row = await tx.debtor.findFirst({ where: { id: debtorId, portfolioId, deletedAt: null, erasedAt: null }, select: { id: true } });
-    return row !== null;
-  }
-
-  /** A live (not deleted) debt of that debtor in that portfolio. */
-  findLiveDebt(tx: Tx, portfolioId: string, debtorId: string, debtId: string): Promise<{ id: string; currency: string } | null> {
-    return tx.debt.findFirst({ where: { id: debtId, debtorId, portfolioId, deletedAt: null }, select: { id: true, currency: true } });
-  }
-
   /** Distinct currencies of the debtor's live debts (at most 2 are needed to know it is not single). */
   async liveDebtCurrencies(tx: Tx, portfolioId: string, debtorId: string): Promise<string[]> {
     const rows = await tx.debt.findMany({
@@ -98,16 +71,32 @@ export class PaymentsRepository {
 
   /**
    * INSERT … ON CONFLICT DO NOTHING: the partial unique index (portfolio_id, external_id) decides
-   * between parallel retries. Returns the new row, or null when the externalId already exists
-   * (the conflicting transaction has committed by then, so a following read sees its row).
+   * between parallel retries. Returns the new payment, or null when the externalId already exists
+   * (the conflicting transaction has committed by then, so a following read sees its row). Both
+   * timestamps are the time of the write.
    */
-  async insertUnlessExists(tx: Tx, payment: NewPayment): Promise<PaymentRow | null> {
-    const rows = await tx.payment.createManyAndReturn({ data: [{ id: newId('pay'), ...payment }], skipDuplicates: true });
-    return rows[0] ?? null;
+  async insertUnlessExists(tx: Tx, payment: NewPayment): Promise<PaymentView | null> {
+    const now = new Date();
+    const [row] = await tx.$queryRaw<PaymentRow[]>`
+      INSERT INTO payments AS pay (id, external_id, portfolio_id, debtor_id, debt_id, promise_id, amount, currency, currency_derived,
+        payment_date, payment_method, reference, source, created_at, updated_at)
+      VALUES (${newId('pay')}, ${payment.externalId}, ${payment.portfolioId}, ${payment.debtorId}, ${payment.debtId}, ${payment.promiseId},
+        ${payment.amount}, ${payment.currency}, ${payment.currencyDerived}, ${payment.paymentDate}, ${payment.paymentMethod},
+        ${payment.reference}, ${payment.source}, ${now}, ${now})
+      ON CONFLICT DO NOTHING
+      RETURNING ${PAYMENT_COLUMNS}`;
+    return row ? isoDates(row) : null;
   }
 
-  findByExternalId(tx: Tx, portfolioId: string, externalId: string): Promise<PaymentRow | null> {
-    return tx.payment.findFirst({ where: { portfolioId, externalId } });
+  async findByExternalId(tx: Tx, portfolioId: string, externalId: string): Promise<StoredPayment | null> {
+    const [row] = await tx.$queryRaw<(PaymentRow & { currencyDerived: boolean })[]>`
+      SELECT ${PAYMENT_COLUMNS}, pay.currency_derived AS "currencyDerived"
+      FROM payments pay
+      WHERE pay.portfolio_id = ${portfolioId} AND pay.external_id = ${externalId}
+      LIMIT 1`;
+    if (!row) return null;
+    const { currencyDerived, ...payment } = isoDates(row);
+    return { payment, currencyDerived };
   }
 
   /**
@@ -115,15 +104,15 @@ export class PaymentsRepository {
    * compared as text in byte order (COLLATE "C"), spec list rule 8: a date-only bound sorts before
    * every date-time of that day.
    */
-  listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<PaymentRow[]> {
-    return this.db.client.$queryRaw<PaymentRow[]>(paymentsPageSql(auth, filter, afterId, take));
+  async listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<PaymentView[]> {
+    return (await this.db.client.$queryRaw<PaymentRow[]>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
-  async findReachable(auth: AuthContext, id: string): Promise<PaymentRow | null> {
-    const rows = await this.db.client.$queryRaw<PaymentRow[]>`
+  async findReachable(auth: AuthContext, id: string): Promise<PaymentView | null> {
+    const [row] = await this.db.client.$queryRaw<PaymentRow[]>`
       SELECT ${PAYMENT_COLUMNS}
       FROM payments pay JOIN portfolios p ON p.id = pay.portfolio_id
       WHERE pay.id = ${id} AND ${reachablePortfolioSql(auth)}`;
-    return rows[0] ?? null;
+    return row ? isoDates(row) : null;
   }
 }

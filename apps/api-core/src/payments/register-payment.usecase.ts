@@ -1,14 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AppError, DEFAULT_PAYMENT_METHOD, ErrorCode, isIso4217, PaymentMethod, PaymentSource, PaymentView, WebhookEventType,
 } from '@dc/contracts';
-import { OutboxWriter, Tx } from '../outbox/outbox.writer';
-import { PaymentRow, toPaymentView } from './payment.mapper';
-import { NewPayment, PaymentPortfolio, PaymentsRepository } from './payments.repository';
+import type { Transactions, Tx } from '@dc/database';
+import { EventsService } from '../outbox/events.service';
+import { IntakePortfolio, LookupsRepository } from '../shared/lookups.repository';
+import { TRANSACTIONS } from '../tokens';
+import { NewPayment, PaymentsRepository, StoredPayment } from './payments.repository';
 
 export interface RegisterPaymentCommand {
   /** Already resolved by the caller with its own reach rules (API key, operator). */
-  portfolio: PaymentPortfolio;
+  portfolio: IntakePortfolio;
   debtorId: string;
   debtId?: string | null;
   promiseId?: string | null;
@@ -42,11 +44,13 @@ export interface RegisterPaymentResult {
 export class RegisterPaymentUseCase {
   constructor(
     private readonly payments: PaymentsRepository,
-    private readonly outbox: OutboxWriter,
+    private readonly lookups: LookupsRepository,
+    private readonly events: EventsService,
+    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
 
   execute(command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
-    return this.payments.inTransaction((tx) => this.executeIn(tx, command));
+    return this.transactions.transaction((tx) => this.executeIn(tx, command));
   }
 
   /** For flows that own a transaction (promise fulfilment): the payment commits or rolls back with it. */
@@ -56,8 +60,8 @@ export class RegisterPaymentUseCase {
       const earlier = await this.payments.findByExternalId(tx, portfolio.id, command.externalId);
       if (earlier) return this.answerRetry(tx, earlier, command);
     }
-    if (!(await this.payments.liveDebtorExists(tx, portfolio.id, command.debtorId))) throw AppError.notFound('debtor');
-    const debt = command.debtId ? await this.payments.findLiveDebt(tx, portfolio.id, command.debtorId, command.debtId) : null;
+    if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, command.debtorId))) throw AppError.notFound('debtor');
+    const debt = command.debtId ? await this.lookups.findLiveDebt(tx, portfolio.id, command.debtorId, command.debtId) : null;
     if (command.debtId && !debt) throw AppError.notFound('debt');
 
     const candidate: NewPayment = {
@@ -75,10 +79,9 @@ export class RegisterPaymentUseCase {
       source: command.source,
     };
 
-    const inserted = await this.payments.insertUnlessExists(tx, candidate);
-    if (inserted) {
-      const payment = toPaymentView(inserted);
-      await this.outbox.append(tx, {
+    const payment = await this.payments.insertUnlessExists(tx, candidate);
+    if (payment) {
+      await this.events.record(tx, {
         organizationId: portfolio.organizationId,
         portfolioId: portfolio.id,
         type: WebhookEventType.PaymentRegistered,
@@ -98,8 +101,8 @@ export class RegisterPaymentUseCase {
    * matches a payment whose currency was derived too; one the client named earlier matches if it is
    * what the currency would derive to now.
    */
-  private async answerRetry(tx: Tx, stored: PaymentRow, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
-    const existing = toPaymentView(stored);
+  private async answerRetry(tx: Tx, stored: StoredPayment, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+    const existing = stored.payment;
     const differing: string[] = [];
     if (existing.amount !== command.amount) differing.push('amount');
     if (!(await this.sameCurrency(tx, stored, command))) differing.push('currency');
@@ -117,15 +120,16 @@ export class RegisterPaymentUseCase {
     return { payment: existing, created: false };
   }
 
-  private async sameCurrency(tx: Tx, stored: PaymentRow, command: RegisterPaymentCommand): Promise<boolean> {
-    if (command.currency) return command.currency === stored.currency;
+  private async sameCurrency(tx: Tx, stored: StoredPayment, command: RegisterPaymentCommand): Promise<boolean> {
+    const { payment } = stored;
+    if (command.currency) return command.currency === payment.currency;
     if (stored.currencyDerived) return true;
-    const debt = command.debtId ? await this.payments.findLiveDebt(tx, stored.portfolioId, command.debtorId, command.debtId) : null;
+    const debt = command.debtId ? await this.lookups.findLiveDebt(tx, payment.portfolioId, command.debtorId, command.debtId) : null;
     const derived = await this.deriveCurrency(tx, command.portfolio, command.debtorId, debt?.currency).catch(() => null);
-    return derived === stored.currency;
+    return derived === payment.currency;
   }
 
-  private async deriveCurrency(tx: Tx, portfolio: PaymentPortfolio, debtorId: string, debtCurrency: string | undefined): Promise<string> {
+  private async deriveCurrency(tx: Tx, portfolio: IntakePortfolio, debtorId: string, debtCurrency: string | undefined): Promise<string> {
     let currency = debtCurrency;
     if (currency === undefined) {
       const currencies = await this.payments.liveDebtCurrencies(tx, portfolio.id, debtorId);

@@ -1,42 +1,31 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  AppError, CreatePortfolioDto, cursorAfter, ListQueryDto, PublicRequest, RpcPattern, toPage, UpdatePortfolioDto,
+  AuthContext, ByIdInput, CreatePortfolioDto, ListQueryDto, PortfoliosRpc, UnderOrganizationInput, UpdateInput, UpdatePortfolioDto,
 } from '@dc/contracts';
-import { OrganizationsRepository } from '../organizations/organizations.repository';
-import { item, ok } from '../rpc/reply';
-import { toPortfolioView } from './portfolio.mapper';
-import { PortfoliosRepository } from './portfolios.repository';
+import { Handles } from '../rpc/handles.decorator';
+import { PortfoliosService } from './portfolios.service';
 
 @Controller()
 export class PortfoliosHandlers {
-  constructor(
-    private readonly portfolios: PortfoliosRepository,
-    private readonly organizations: OrganizationsRepository,
-  ) {}
+  constructor(private readonly portfolios: PortfoliosService) {}
 
-  @MessagePattern(RpcPattern.PortfoliosList)
-  async list(@Payload() { auth, input }: PublicRequest<ListQueryDto>) {
-    const rows = await this.portfolios.listReachable(auth, cursorAfter(input.cursor), input.limit + 1);
-    return ok(toPage(rows, input.limit, toPortfolioView));
+  @Handles(PortfoliosRpc.list)
+  list(input: ListQueryDto, auth: AuthContext) {
+    return this.portfolios.list(auth, input);
   }
 
-  @MessagePattern(RpcPattern.PortfoliosGet)
-  async get(@Payload() { auth, input }: PublicRequest<{ id: string }>) {
-    const row = await this.portfolios.findReachable(auth, input.id);
-    if (!row) throw AppError.notFound('portfolio');
-    return item(toPortfolioView(row));
+  @Handles(PortfoliosRpc.get)
+  async get(input: ByIdInput, auth: AuthContext) {
+    return { data: await this.portfolios.get(auth, input.id) };
   }
 
-  @MessagePattern(RpcPattern.OperatorPortfolioCreate)
-  async create(@Payload() input: { organizationId: string; body: CreatePortfolioDto }) {
-    if (!(await this.organizations.findById(input.organizationId))) throw AppError.notFound('organization');
-    return item(toPortfolioView(await this.portfolios.create(input.organizationId, input.body)), 201);
+  @Handles(PortfoliosRpc.create)
+  async create(input: UnderOrganizationInput<CreatePortfolioDto>) {
+    return { data: await this.portfolios.create(input.organizationId, input.body) };
   }
 
-  @MessagePattern(RpcPattern.OperatorPortfolioUpdate)
-  async update(@Payload() input: { id: string; body: UpdatePortfolioDto }) {
-    if (!(await this.portfolios.findById(input.id))) throw AppError.notFound('portfolio');
-    return item(toPortfolioView(await this.portfolios.update(input.id, input.body)));
+  @Handles(PortfoliosRpc.update)
+  async update(input: UpdateInput<UpdatePortfolioDto>) {
+    return { data: await this.portfolios.update(input.id, input.body) };
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, PromiseStatus } from '@dc/contracts';
-import { Database, newId, Prisma } from '@dc/database';
-import type { Tx } from '../outbox/outbox.writer';
-import { IntakePortfolio, reachableKeysetPageSql } from '../reach/reachable-sql';
-import { PromiseRow } from './promise.mapper';
+import { AuthContext, PromiseStatus, PromiseView } from '@dc/contracts';
+import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { reachableKeysetPageSql } from '../reach/reach.repository';
 
 export interface PromiseListFilter {
   portfolioId?: string;
@@ -21,12 +19,17 @@ export interface NewPromise {
   promiseDate: string;
 }
 
+/** The promise being moved, locked for the rest of the transaction, with its organization. */
+export type LockedPromise = PromiseView & { organizationId: string };
+
+/** A promise as its SQL returns it: the PromiseView, timestamps still Date. */
+type PromiseRow = Stored<PromiseView, 'createdAt' | 'updatedAt'>;
+
+/** promises columns named as PromiseView's fields, in its order; the amount is numeric, sent as a JSON number. */
 const COLUMNS = Prisma.sql`
   pr.id, pr.portfolio_id AS "portfolioId", pr.debtor_id AS "debtorId", pr.debt_id AS "debtId", pr.call_id AS "callId",
-  pr.amount, pr.currency, pr.promise_date AS "promiseDate", pr.status, pr.payment_id AS "paymentId",
+  pr.amount::float8 AS amount, pr.currency, pr.promise_date AS "promiseDate", pr.status, pr.payment_id AS "paymentId",
   pr.fulfillment_date AS "fulfillmentDate", pr.created_at AS "createdAt", pr.updated_at AS "updatedAt"`;
-
-const PORTFOLIO_SELECT = { id: true, organizationId: true, identityCurrency: true } as const;
 
 /** One keyset page (limit + 1 rows, id order) of the promises the key can reach, filters applied. */
 export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Prisma.Sql {
@@ -42,28 +45,9 @@ export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, af
 export class PromisesRepository {
   constructor(private readonly db: Database) {}
 
-  inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.client.$transaction(fn);
-  }
-
   /** One keyset page (limit + 1 rows, id order) of the promises the key can reach. */
-  listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<PromiseRow[]> {
-    return this.db.client.$queryRaw<PromiseRow[]>(promisesPageSql(auth, filter, afterId, take));
-  }
-
-  /** Operator intake: any existing portfolio (the operator is not bound by a key's reach). */
-  findPortfolio(tx: Tx, id: string): Promise<IntakePortfolio | null> {
-    return tx.portfolio.findUnique({ where: { id }, select: PORTFOLIO_SELECT });
-  }
-
-  async liveDebtorExists(tx: Tx, portfolioId: string, debtorId: string): Promise<boolean> {
-    const row = await tx.debtor.findFirst({ where: { id: debtorId, portfolioId, deletedAt: null, erasedAt: null }, select: { id: true } });
-    return row !== null;
-  }
-
-  /** A live debt of that debtor in that portfolio. */
-  findLiveDebt(tx: Tx, portfolioId: string, debtorId: string, debtId: string): Promise<{ id: string; currency: string } | null> {
-    return tx.debt.findFirst({ where: { id: debtId, debtorId, portfolioId, deletedAt: null }, select: { id: true, currency: true } });
+  async listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<PromiseView[]> {
+    return (await this.db.client.$queryRaw<PromiseRow[]>(promisesPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   /** A call of that debtor in that portfolio. */
@@ -71,25 +55,41 @@ export class PromisesRepository {
     return (await tx.call.findFirst({ where: { id: callId, portfolioId, debtorId }, select: { id: true } })) !== null;
   }
 
-  insert(tx: Tx, promise: NewPromise): Promise<PromiseRow> {
-    return tx.paymentPromise.create({ data: { id: newId('prm'), ...promise, status: 'pending' } });
+  /** A new pending promise; both timestamps are the time of the write. */
+  async insert(tx: Tx, promise: NewPromise): Promise<PromiseView> {
+    const now = new Date();
+    const [row] = await tx.$queryRaw<PromiseRow[]>`
+      INSERT INTO promises AS pr (id, portfolio_id, debtor_id, debt_id, call_id, amount, currency, promise_date, status, created_at, updated_at)
+      VALUES (${newId('prm')}, ${promise.portfolioId}, ${promise.debtorId}, ${promise.debtId}, ${promise.callId}, ${promise.amount},
+        ${promise.currency}, ${promise.promiseDate}, 'pending', ${now}, ${now})
+      RETURNING ${COLUMNS}`;
+    return isoDates(row);
   }
 
   /** Locks the promise (SELECT … FOR UPDATE) so two moves of one promise cannot both succeed. */
-  async lock(tx: Tx, id: string): Promise<(PromiseRow & { organizationId: string }) | null> {
-    const rows = await tx.$queryRaw<(PromiseRow & { organizationId: string })[]>`
+  async lock(tx: Tx, id: string): Promise<LockedPromise | null> {
+    const [row] = await tx.$queryRaw<(PromiseRow & { organizationId: string })[]>`
       SELECT ${COLUMNS}, p.organization_id AS "organizationId"
       FROM promises pr JOIN portfolios p ON p.id = pr.portfolio_id
       WHERE pr.id = ${id}
       FOR UPDATE OF pr`;
-    return rows[0] ?? null;
+    return row ? isoDates(row) : null;
   }
 
-  setStatus(tx: Tx, id: string, status: PromiseStatus): Promise<PromiseRow> {
-    return tx.paymentPromise.update({ where: { id }, data: { status } });
+  setStatus(tx: Tx, id: string, status: PromiseStatus): Promise<PromiseView> {
+    return this.change(tx, id, Prisma.sql`status = ${status}`);
   }
 
-  markFulfilled(tx: Tx, id: string, paymentId: string, fulfillmentDate: string): Promise<PromiseRow> {
-    return tx.paymentPromise.update({ where: { id }, data: { status: 'fulfilled', paymentId, fulfillmentDate } });
+  markFulfilled(tx: Tx, id: string, paymentId: string, fulfillmentDate: string): Promise<PromiseView> {
+    return this.change(tx, id, Prisma.sql`status = 'fulfilled', payment_id = ${paymentId}, fulfillment_date = ${fulfillmentDate}`);
+  }
+
+  private async change(tx: Tx, id: string, sets: Prisma.Sql): Promise<PromiseView> {
+    const [row] = await tx.$queryRaw<PromiseRow[]>`
+      UPDATE promises AS pr SET ${sets}, updated_at = ${new Date()}
+      WHERE pr.id = ${id}
+      RETURNING ${COLUMNS}`;
+    if (!row) throw new Error(`promise ${id} vanished while locked`);
+    return isoDates(row);
   }
 }

@@ -1,7 +1,8 @@
 import type { AnyContract } from '@dc/contracts';
 import { handledContract } from './handles.decorator';
 
-type HandlerClass = new (...args: never[]) => unknown;
+/** A class whose methods carry @Handles. */
+export type HandlerClass = new (...args: never[]) => unknown;
 
 /**
  * Start-up check: every contract has exactly one handler among `classes`, and no handler serves a

@@ -13,7 +13,9 @@ class EchoHandlers {
   }
 
   @Handles(Drop)
-  async drop(_input: ByIdInput): Promise<void> {}
+  async drop(_input: ByIdInput): Promise<void> {
+    return undefined;
+  }
 }
 
 /**
@@ -54,7 +56,9 @@ describe('@Handles and the start-up coverage check', () => {
 
   it('names a pattern handled twice', () => {
     class Again {
-      @Handles(Drop) async dropToo(_input: ByIdInput): Promise<void> {}
+      @Handles(Drop) async dropToo(_input: ByIdInput): Promise<void> {
+        return undefined;
+      }
     }
     expect(handlerCoverageProblems([Echo, Drop], [EchoHandlers, Again])).toEqual([
       'RPC pattern test.drop has 2 handlers: EchoHandlers.drop, Again.dropToo',

@@ -5,7 +5,7 @@ import { Authenticator } from './authenticator';
 /**
  * Attaches the caller to the request. The work is Authenticator's, usually already done by the
  * public listener's preParsing hook before the body was read; this guard keeps authentication
- * first in every route's guard chain (@RequiresScope) whatever reached the route.
+ * first in every public route's guard chain (@PublicRoute) whatever reached the route.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, hashApiKey, parseApiKey, RpcPattern, VerifiedKey } from '@dc/contracts';
+import { AppError, AuthRpc, ErrorCode, hashApiKey, parseApiKey, VerifiedKey } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CoreClient } from '../core-client/core-client';
@@ -61,7 +61,7 @@ export class Authenticator {
 
   private async lookUp(keyHash: string, requestId: string): Promise<VerifiedKey | null> {
     try {
-      const { body } = await this.core.call<VerifiedKey>(RpcPattern.AuthVerifyKey, { keyHash }, requestId);
+      const { body } = await this.core.send(AuthRpc.verifyKey, { requestId }, { keyHash });
       this.cache.set(keyHash, body);
       return body;
     } catch (err) {

@@ -2,7 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError, ErrorCode, Scope } from '@dc/contracts';
 import type { FastifyRequest } from 'fastify';
-import { REQUIRED_SCOPE } from './requires-scope.decorator';
+
+/** Metadata of a route's required scope (set by @PublicRoute's `scope`). */
+export const REQUIRED_SCOPE = 'dc:required-scope';
 
 @Injectable()
 export class ScopeGuard implements CanActivate {

@@ -33,11 +33,6 @@ export class CoreClient {
     if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.issues, reply.error.retryAfterSeconds);
     return new CoreReply(reply.status, reply.body);
   }
-
-  /** Largest message the NATS server accepts (its `max_payload`). */
-  maxPayload(): number {
-    return this.bus.maxPayload();
-  }
 }
 
 /** Only what api-core needs of the caller travels (not the key's scopes). */

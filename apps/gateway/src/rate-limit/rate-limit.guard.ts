@@ -6,7 +6,7 @@ import type { Logger } from '@dc/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { CONFIG, LOGGER } from '../tokens';
-import { RATE_COST, RateCostFn } from './rate-cost.decorator';
+import { RATE_COST, RateCostFn } from './rate-cost';
 import { RateLimiter } from './rate-limiter';
 
 export const RATE_LIMIT_POLICY_NAME = 'per-key';

@@ -1,14 +1,15 @@
 import { applyDecorators, CanActivate, Delete, Get, HttpCode, Patch, Post, SetMetadata, Type, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { AnyContract, Scope } from '@dc/contracts';
 import { AuthGuard } from '../auth/auth.guard';
-import { ScopeGuard } from '../auth/scope.guard';
+import { REQUIRED_SCOPE, ScopeGuard } from '../auth/scope.guard';
 import { CoreReplyInterceptor } from '../core-client/core-reply.interceptor';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
-import { ApiDoc, ApiDocOptions } from '../openapi/api-doc.decorator';
-import { RATE_COST, RateCostFn } from '../rate-limit/rate-cost.decorator';
+import { RATE_COST, RateCostFn } from '../rate-limit/rate-cost';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
+import { ApiDoc, ApiDocOptions } from './api-doc.decorator';
 
-export const REQUIRED_SCOPE = 'dc:required-scope';
+/** Metadata of a public route: its options as declared (read by the OpenAPI generator and a unit test). */
+export const PUBLIC_ROUTE = 'dc:public-route';
 
 const METHODS = { GET: Get, POST: Post, PATCH: Patch, DELETE: Delete } as const;
 export type RouteMethod = keyof typeof METHODS;
@@ -18,7 +19,7 @@ export interface PublicRouteOptions {
   /** Below the controller's path; '' for the controller's own. */
   path?: string;
   scope: Scope;
-  /** The contract the route forwards to: its `status` is the route's success status. */
+  /** The contract the route forwards to: its `status` is the route's success status (a test-only route gives just a status). */
   rpc: AnyContract | { status: number };
   /** Rate-limit units of a request (default 1), computed from the parsed request. */
   cost?: RateCostFn;
@@ -32,9 +33,9 @@ export interface PublicRouteOptions {
 /**
  * The one decorator of a public route. Its policies always run in this order, whatever the order of
  * the options: authentication, rate limit (charged even if the request is refused later, so every
- * response carries the consumption headers; with the route's cost), scope, size limit, then the
- * global input checks and validation pipe, then the Idempotency-Key interceptor, then the handler,
- * whose CoreReply sets the status. A unit test checks that every public route carries it.
+ * response carries the consumption headers; with the route's cost), scope, size limit; then the
+ * global input checks, the Idempotency-Key interceptor, the validation pipe and the handler, whose
+ * CoreReply sets the status. A unit test checks that every public route carries it.
  */
 export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
   const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : [])];
@@ -42,6 +43,7 @@ export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
   return applyDecorators(
     METHODS[options.method](options.path ?? ''),
     HttpCode(options.rpc.status),
+    SetMetadata(PUBLIC_ROUTE, options),
     SetMetadata(REQUIRED_SCOPE, options.scope),
     ...(options.cost ? [SetMetadata(RATE_COST, options.cost)] : []),
     UseGuards(...guards),

@@ -9,8 +9,9 @@ import { parseInstantBound } from '../validation/instant-bound';
  * as ISO strings. Nothing is decoded twice and a bad value never costs a hop to api-core.
  */
 
+/** Applies decorators as if stacked above the property: the last one first, as TypeScript does. */
 function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
-  return (target, key) => decorators.forEach((decorate) => decorate(target, key));
+  return (target, key) => [...decorators].reverse().forEach((decorate) => decorate(target, key));
 }
 
 function satisfies(name: string, message: string, test: (value: unknown) => boolean): PropertyDecorator {

@@ -196,14 +196,10 @@ export class DebtorBatchDto {
   debtors!: BatchDebtorDto[];
 }
 
-/** RPC input of RpcPattern.DebtorBatchWrite. Large batches travel gzipped (NATS max_payload is 1 MB). */
+/** RPC input of DebtorsRpc.batchWrite. A large batch is the transport's concern (docs/adr/0017). */
 export interface DebtorBatchInput {
   portfolioId: string;
-  debtors?: BatchDebtorDto[];
-  /** base64 of gzip(JSON.stringify(debtors)) */
-  debtorsGzip?: string;
-  /** Claim check: the gzip bytes parked in Redis, when even they exceed a NATS message. */
-  debtorsRef?: string;
+  debtors: BatchDebtorDto[];
 }
 
 export interface DebtorBatchResultDebt {

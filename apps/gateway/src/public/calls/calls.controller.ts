@@ -1,27 +1,39 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { AppError, CallListItemView, CallView, isId, ItemBody, ListBody, ListCallsQueryDto, RpcPattern } from '@dc/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequiresScope } from '../../auth/requires-scope.decorator';
-import { CoreClient } from '../../core-client/core-client';
-import { ApiDoc } from '../../openapi/api-doc.decorator';
+import { Controller, Param, Query } from '@nestjs/common';
+import { AppError, CallsRpc, isId, ListCallsQueryDto } from '@dc/contracts';
+import { Caller } from '../../core-client/caller.decorator';
+import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('calls')
 export class CallsController {
   constructor(private readonly core: CoreClient) {}
 
-  /** Filters: portfolioId, debtorId, campaignId, status (comma list), direction, from/to over createdAt. */
-  @Get()
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'List calls', description: 'Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; a to without time means the end of that day in UTC). List items never carry analysis.', returns: 'CallListItemView', list: true })
-  list(@Query() query: ListCallsQueryDto, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ListBody<CallListItemView>> {
-    return this.core.forward(req, res, RpcPattern.CallsList, query);
+  @PublicRoute({
+    method: 'GET',
+    scope: 'read',
+    rpc: CallsRpc.list,
+    doc: {
+      summary: 'List calls',
+      description:
+        'Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; ' +
+        'a to without time means the end of that day in UTC). List items never carry analysis.',
+      returns: 'CallListItemView',
+      list: true,
+    },
+  })
+  list(@Query() query: ListCallsQueryDto, @Caller() caller: PublicCaller) {
+    return this.core.send(CallsRpc.list, caller, query);
   }
 
-  @Get(':id')
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'One call', description: 'Includes analysis, null until the call is analysed (a normal transient state).', returns: 'CallView' })
-  get(@Param('id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ItemBody<CallView>> {
+  @PublicRoute({
+    method: 'GET',
+    path: ':id',
+    scope: 'read',
+    rpc: CallsRpc.get,
+    doc: { summary: 'One call', description: 'Includes analysis, null until the call is analysed (a normal transient state).', returns: 'CallView' },
+  })
+  get(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('call', id)) throw AppError.notFound('call');
-    return this.core.forward(req, res, RpcPattern.CallsGet, { id });
+    return this.core.send(CallsRpc.get, caller, { id });
   }
 }

@@ -1,26 +1,26 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { AppError, CampaignView, isId, ItemBody, ListBody, ListCampaignsQueryDto, RpcPattern } from '@dc/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequiresScope } from '../../auth/requires-scope.decorator';
-import { CoreClient } from '../../core-client/core-client';
-import { ApiDoc } from '../../openapi/api-doc.decorator';
+import { Controller, Param, Query } from '@nestjs/common';
+import { AppError, CampaignsRpc, isId, ListCampaignsQueryDto } from '@dc/contracts';
+import { Caller } from '../../core-client/caller.decorator';
+import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('campaigns')
 export class CampaignsController {
   constructor(private readonly core: CoreClient) {}
 
-  @Get()
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'List campaigns', description: 'Filters: portfolioId, status (comma list). Each campaign carries its aggregate metrics.', returns: 'CampaignView', list: true })
-  list(@Query() query: ListCampaignsQueryDto, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ListBody<CampaignView>> {
-    return this.core.forward(req, res, RpcPattern.CampaignsList, query);
+  @PublicRoute({
+    method: 'GET',
+    scope: 'read',
+    rpc: CampaignsRpc.list,
+    doc: { summary: 'List campaigns', description: 'Filters: portfolioId, status (comma list). Each campaign carries its aggregate metrics.', returns: 'CampaignView', list: true },
+  })
+  list(@Query() query: ListCampaignsQueryDto, @Caller() caller: PublicCaller) {
+    return this.core.send(CampaignsRpc.list, caller, query);
   }
 
-  @Get(':id')
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'One campaign', returns: 'CampaignView' })
-  get(@Param('id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ItemBody<CampaignView>> {
+  @PublicRoute({ method: 'GET', path: ':id', scope: 'read', rpc: CampaignsRpc.get, doc: { summary: 'One campaign', returns: 'CampaignView' } })
+  get(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('cmp', id)) throw AppError.notFound('campaign');
-    return this.core.forward(req, res, RpcPattern.CampaignsGet, { id });
+    return this.core.send(CampaignsRpc.get, caller, { id });
   }
 }

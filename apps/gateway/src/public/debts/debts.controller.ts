@@ -1,26 +1,32 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { AppError, DebtListQueryDto, DebtView, isId, ItemBody, ListBody, RpcPattern } from '@dc/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequiresScope } from '../../auth/requires-scope.decorator';
-import { CoreClient } from '../../core-client/core-client';
-import { ApiDoc } from '../../openapi/api-doc.decorator';
+import { Controller, Param, Query } from '@nestjs/common';
+import { AppError, DebtListQueryDto, DebtsRpc, isId } from '@dc/contracts';
+import { Caller } from '../../core-client/caller.decorator';
+import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('debts')
 export class DebtsController {
   constructor(private readonly core: CoreClient) {}
 
-  @Get()
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'List debts', description: 'Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400).', returns: 'DebtView', list: true })
-  list(@Query() query: DebtListQueryDto, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ListBody<DebtView>> {
-    return this.core.forward(req, res, RpcPattern.DebtsList, query);
+  @PublicRoute({
+    method: 'GET',
+    scope: 'read',
+    rpc: DebtsRpc.list,
+    doc: { summary: 'List debts', description: 'Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400).', returns: 'DebtView', list: true },
+  })
+  list(@Query() query: DebtListQueryDto, @Caller() caller: PublicCaller) {
+    return this.core.send(DebtsRpc.list, caller, query);
   }
 
-  @Get(':id')
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'One debt', description: 'status is derived from the amounts: paid when paidAmount equals totalAmount.', returns: 'DebtView' })
-  get(@Param('id') id: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ItemBody<DebtView>> {
+  @PublicRoute({
+    method: 'GET',
+    path: ':id',
+    scope: 'read',
+    rpc: DebtsRpc.get,
+    doc: { summary: 'One debt', description: 'status is derived from the amounts: paid when paidAmount equals totalAmount.', returns: 'DebtView' },
+  })
+  get(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('debt', id)) throw AppError.notFound('debt');
-    return this.core.forward(req, res, RpcPattern.DebtsGet, { id });
+    return this.core.send(DebtsRpc.get, caller, { id });
   }
 }

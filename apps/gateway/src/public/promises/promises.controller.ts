@@ -1,19 +1,21 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ListBody, ListPromisesQueryDto, PromiseView, RpcPattern } from '@dc/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequiresScope } from '../../auth/requires-scope.decorator';
-import { CoreClient } from '../../core-client/core-client';
-import { ApiDoc } from '../../openapi/api-doc.decorator';
+import { Controller, Query } from '@nestjs/common';
+import { ListPromisesQueryDto, PromisesRpc } from '@dc/contracts';
+import { Caller } from '../../core-client/caller.decorator';
+import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { PublicRoute } from '../../routes/public-route.decorator';
 
 /** Promises are list-only in v1 (spec). */
 @Controller('promises')
 export class PromisesController {
   constructor(private readonly core: CoreClient) {}
 
-  @Get()
-  @RequiresScope('read')
-  @ApiDoc({ summary: 'List promises of payment', description: 'Filters: portfolioId, debtorId, status (comma list). List only in v1.', returns: 'PromiseView', list: true })
-  list(@Query() query: ListPromisesQueryDto, @Req() req: FastifyRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<ListBody<PromiseView>> {
-    return this.core.forward(req, res, RpcPattern.PromisesList, query);
+  @PublicRoute({
+    method: 'GET',
+    scope: 'read',
+    rpc: PromisesRpc.list,
+    doc: { summary: 'List promises of payment', description: 'Filters: portfolioId, debtorId, status (comma list). List only in v1.', returns: 'PromiseView', list: true },
+  })
+  list(@Query() query: ListPromisesQueryDto, @Caller() caller: PublicCaller) {
+    return this.core.send(PromisesRpc.list, caller, query);
   }
 }

@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AppError, AuthContext, CallListItemView, CallView, CreateCallDto, ListBody, ListCallsQueryDto, UpdateCallDto, WebhookEventType,
+} from '@dc/contracts';
+import type { Transactions, Tx } from '@dc/database';
+import { EventsService } from '../outbox/events.service';
+import { LookupsRepository } from '../shared/lookups.repository';
+import { pageOf } from '../shared/page';
+import { TRANSACTIONS } from '../tokens';
+import { assertCallStatusChange, completesCall } from './call-status';
+import { CallChanges, CallsRepository } from './calls.repository';
+
+const date = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value));
+
+function changesOf(body: UpdateCallDto): CallChanges {
+  return {
+    status: body.status,
+    campaignId: body.campaignId,
+    fromNumber: body.fromNumber,
+    toNumber: body.toNumber,
+    connectedAt: date(body.connectedAt),
+    effectiveDurationSec: body.effectiveDurationSec,
+    metricsStartTime: date(body.metricsStartTime),
+    metricsEndTime: date(body.metricsEndTime),
+    analysis: body.analysis,
+  };
+}
+
+/** call.completed carries the list item: no `analysis` key at all. */
+function listItemOf(call: CallView): CallListItemView {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { analysis, ...item } = call;
+  return item;
+}
+
+/**
+ * Calls (docs/adr/0013): reads within the key's reach; operator intake and updates, where a call's
+ * status moves only while it is live (call-status.ts) and its move to completed emits
+ * call.completed, once, in the same transaction.
+ */
+@Injectable()
+export class CallsService {
+  constructor(
+    private readonly calls: CallsRepository,
+    private readonly lookups: LookupsRepository,
+    private readonly events: EventsService,
+    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
+  ) {}
+
+  async list(auth: AuthContext, query: ListCallsQueryDto): Promise<ListBody<CallListItemView>> {
+    const filter = {
+      portfolioId: query.portfolioId,
+      debtorId: query.debtorId,
+      campaignId: query.campaignId,
+      statuses: query.status,
+      direction: query.direction,
+      // Decoded by the DTO to ISO instants.
+      from: query.from === undefined ? undefined : new Date(query.from),
+      to: query.to === undefined ? undefined : new Date(query.to),
+    };
+    return pageOf(await this.calls.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<CallView> {
+    const call = await this.calls.findReachable(auth, id);
+    if (!call) throw AppError.notFound('call');
+    return call;
+  }
+
+  /** A call created already completed emits call.completed in the same transaction. */
+  async create(portfolioId: string, body: CreateCallDto): Promise<CallView> {
+    const portfolio = await this.lookups.findPortfolio(portfolioId);
+    if (!portfolio) throw AppError.notFound('portfolio');
+    return this.transactions.transaction(async (tx) => {
+      if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, body.debtorId))) throw AppError.notFound('debtor');
+      await this.checkCampaign(tx, portfolio.id, body.campaignId);
+      const created = await this.calls.insert(tx, { ...changesOf(body), portfolioId: portfolio.id, debtorId: body.debtorId, direction: body.direction, status: body.status });
+      if (completesCall(null, created.status)) await this.emitCompleted(tx, portfolio.organizationId, created);
+      return created;
+    });
+  }
+
+  /** The change to completed emits call.completed; a final call never changes status again. */
+  async update(id: string, body: UpdateCallDto): Promise<CallView> {
+    return this.transactions.transaction(async (tx) => {
+      const current = await this.calls.lock(tx, id);
+      if (!current) throw AppError.notFound('call');
+      if (body.status !== undefined) assertCallStatusChange(current.status, body.status);
+      await this.checkCampaign(tx, current.portfolioId, body.campaignId);
+      const updated = await this.calls.update(tx, id, changesOf(body));
+      if (completesCall(current.status, updated.status)) await this.emitCompleted(tx, current.organizationId, updated);
+      return updated;
+    });
+  }
+
+  /** A campaign named on a call must be one of the call's portfolio. */
+  private async checkCampaign(tx: Tx, portfolioId: string, campaignId: string | null | undefined): Promise<void> {
+    if (campaignId && !(await this.calls.campaignExists(tx, portfolioId, campaignId))) throw AppError.notFound('campaign');
+  }
+
+  private emitCompleted(tx: Tx, organizationId: string, call: CallView): Promise<void> {
+    return this.events.record(tx, {
+      organizationId,
+      portfolioId: call.portfolioId,
+      type: WebhookEventType.CallCompleted,
+      payload: listItemOf(call),
+    });
+  }
+}

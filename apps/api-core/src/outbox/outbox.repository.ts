@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { WebhookEventType } from '@dc/contracts';
+import { newId, Prisma, Tx } from '@dc/database';
+
+/** Who an event would come from: the portfolio and its organization. */
+export interface EventSource {
+  demo: boolean;
+  organizationStatus: string;
+  sandbox: boolean;
+}
+
+export interface OutboxRow {
+  organizationId: string;
+  portfolioId: string;
+  type: WebhookEventType;
+  livemode: boolean;
+  payload: unknown;
+}
+
+/** The SQL of `outbox_events`; which events are written is decided by EventsService. */
+@Injectable()
+export class OutboxRepository {
+  async eventSource(tx: Tx, portfolioId: string): Promise<EventSource | null> {
+    const rows = await tx.$queryRaw<{ demo: boolean; status: string; sandbox: boolean }[]>`
+      SELECT p.demo, o.status, o.sandbox
+      FROM portfolios p JOIN organizations o ON o.id = p.organization_id
+      WHERE p.id = ${portfolioId}`;
+    const source = rows[0];
+    return source ? { demo: source.demo, organizationStatus: source.status, sandbox: source.sandbox } : null;
+  }
+
+  async insert(tx: Tx, event: OutboxRow): Promise<void> {
+    await tx.outboxEvent.create({
+      data: {
+        id: newId('evt'),
+        organizationId: event.organizationId,
+        portfolioId: event.portfolioId,
+        type: event.type,
+        livemode: event.livemode,
+        payload: event.payload as Prisma.InputJsonValue,
+      },
+    });
+  }
+}

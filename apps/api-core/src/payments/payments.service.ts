@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AppError, AuthContext, ListBody, ListPaymentsQueryDto, OperatorRegisterPaymentDto, PaymentView, RegisterPaymentDto,
+} from '@dc/contracts';
+import { LookupsRepository } from '../shared/lookups.repository';
+import { pageOf } from '../shared/page';
+import { PaymentsRepository } from './payments.repository';
+import { RegisterPaymentResult, RegisterPaymentUseCase } from './register-payment.usecase';
+
+/**
+ * Payment reads, and the two ways in to registration (docs/adr/0010): a key registers in a
+ * portfolio it reaches, the operator in any portfolio. The registration itself is RegisterPaymentUseCase.
+ */
+@Injectable()
+export class PaymentsService {
+  constructor(
+    private readonly payments: PaymentsRepository,
+    private readonly lookups: LookupsRepository,
+    private readonly registerPayment: RegisterPaymentUseCase,
+  ) {}
+
+  async list(auth: AuthContext, query: ListPaymentsQueryDto): Promise<ListBody<PaymentView>> {
+    const { portfolioId, debtorId, from, to } = query;
+    return pageOf(await this.payments.listReachable(auth, { portfolioId, debtorId, from, to }, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<PaymentView> {
+    const payment = await this.payments.findReachable(auth, id);
+    if (!payment) throw AppError.notFound('payment');
+    return payment;
+  }
+
+  /** POST /v1/payments: idempotent by externalId (`created` false for an identical retry). */
+  async register(auth: AuthContext, input: RegisterPaymentDto): Promise<RegisterPaymentResult> {
+    const portfolio = await this.lookups.findReachablePortfolio(auth, input.portfolioId);
+    if (!portfolio) throw AppError.notFound('portfolio');
+    return this.registerPayment.execute({
+      portfolio,
+      externalId: input.externalId,
+      debtorId: input.debtorId,
+      debtId: input.debtId,
+      amount: input.amount,
+      currency: input.currency,
+      paymentDate: input.paymentDate,
+      method: input.method,
+      reference: input.reference,
+      source: 'api',
+    });
+  }
+
+  /** Operator intake (panel, collection link): always a new payment, externalId null. */
+  async registerFromOperator(portfolioId: string, body: OperatorRegisterPaymentDto): Promise<PaymentView> {
+    const portfolio = await this.lookups.findPortfolio(portfolioId);
+    if (!portfolio) throw AppError.notFound('portfolio');
+    const { payment } = await this.registerPayment.execute({
+      portfolio,
+      debtorId: body.debtorId,
+      debtId: body.debtId,
+      amount: body.amount,
+      currency: body.currency,
+      paymentDate: body.paymentDate,
+      method: body.method,
+      reference: body.reference,
+      source: body.source,
+    });
+    return payment;
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, AuthContext, CreatePortfolioDto, ListBody, ListQueryDto, PortfolioView, UpdatePortfolioDto } from '@dc/contracts';
+import { OrganizationsRepository } from '../organizations/organizations.repository';
+import { LookupsRepository } from '../shared/lookups.repository';
+import { pageOf } from '../shared/page';
+import { PortfoliosRepository } from './portfolios.repository';
+
+@Injectable()
+export class PortfoliosService {
+  constructor(
+    private readonly portfolios: PortfoliosRepository,
+    private readonly organizations: OrganizationsRepository,
+    private readonly lookups: LookupsRepository,
+  ) {}
+
+  async list(auth: AuthContext, query: ListQueryDto): Promise<ListBody<PortfolioView>> {
+    return pageOf(await this.portfolios.listReachable(auth, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  async get(auth: AuthContext, id: string): Promise<PortfolioView> {
+    const portfolio = await this.portfolios.findReachable(auth, id);
+    if (!portfolio) throw AppError.notFound('portfolio');
+    return portfolio;
+  }
+
+  async create(organizationId: string, body: CreatePortfolioDto): Promise<PortfolioView> {
+    if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
+    return this.portfolios.create(organizationId, body);
+  }
+
+  async update(id: string, body: UpdatePortfolioDto): Promise<PortfolioView> {
+    if (!(await this.lookups.findPortfolio(id))) throw AppError.notFound('portfolio');
+    const portfolio = await this.portfolios.update(id, body);
+    if (!portfolio) throw AppError.notFound('portfolio');
+    return portfolio;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { OutboxModule } from '../outbox/outbox.module';
+import { PaymentsModule } from '../payments/payments.module';
+import { PromisesHandlers } from './promises.handlers';
+import { PromisesRepository } from './promises.repository';
+import { PromisesService } from './promises.service';
+
+@Module({
+  imports: [OutboxModule, PaymentsModule],
+  controllers: [PromisesHandlers],
+  providers: [PromisesService, PromisesRepository],
+})
+export class PromisesModule {}

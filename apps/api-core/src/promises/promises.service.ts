@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AppError, AuthContext, CreatePromiseDto, FulfilledPromiseView, FulfilPromiseDto, ListBody, ListPromisesQueryDto, PromiseView,
+  SetPromiseStatusDto, WebhookEventType,
+} from '@dc/contracts';
+import type { Transactions } from '@dc/database';
+import { EventsService } from '../outbox/events.service';
+import { RegisterPaymentUseCase } from '../payments/register-payment.usecase';
+import { LookupsRepository } from '../shared/lookups.repository';
+import { pageOf } from '../shared/page';
+import { TRANSACTIONS } from '../tokens';
+import { assertPromiseMove } from './promise-status';
+import { PromisesRepository } from './promises.repository';
+
+/** Today's date in UTC as YYYY-MM-DD (the default payment date of a fulfilment). */
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Payment promises (docs/adr/0013): taken pending, then moved once (promise-status.ts); fulfilment
+ * registers the payment through the payments use case, in the same transaction.
+ */
+@Injectable()
+export class PromisesService {
+  constructor(
+    private readonly promises: PromisesRepository,
+    private readonly lookups: LookupsRepository,
+    private readonly events: EventsService,
+    private readonly registerPayment: RegisterPaymentUseCase,
+    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
+  ) {}
+
+  async list(auth: AuthContext, query: ListPromisesQueryDto): Promise<ListBody<PromiseView>> {
+    const filter = { portfolioId: query.portfolioId, debtorId: query.debtorId, statuses: query.status };
+    return pageOf(await this.promises.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  /**
+   * A new pending promise and its promise.created event, in one transaction. The debt and the call,
+   * when named, must be the debtor's; the currency defaults to the debt's, then the portfolio's main one.
+   */
+  create(portfolioId: string, body: CreatePromiseDto): Promise<PromiseView> {
+    return this.transactions.transaction(async (tx) => {
+      const portfolio = await this.lookups.findPortfolio(portfolioId, tx);
+      if (!portfolio) throw AppError.notFound('portfolio');
+      if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, body.debtorId))) throw AppError.notFound('debtor');
+      const debt = body.debtId ? await this.lookups.findLiveDebt(tx, portfolio.id, body.debtorId, body.debtId) : null;
+      if (body.debtId && !debt) throw AppError.notFound('debt');
+      if (body.callId && !(await this.promises.callExists(tx, portfolio.id, body.debtorId, body.callId))) throw AppError.notFound('call');
+      const currency = body.currency ?? debt?.currency ?? portfolio.identityCurrency[0];
+      const promise = await this.promises.insert(tx, {
+        portfolioId: portfolio.id,
+        debtorId: body.debtorId,
+        debtId: debt?.id ?? null,
+        callId: body.callId ?? null,
+        amount: body.amount,
+        currency,
+        promiseDate: body.promiseDate,
+      });
+      await this.events.record(tx, { organizationId: portfolio.organizationId, portfolioId: portfolio.id, type: WebhookEventType.PromiseCreated, payload: promise });
+      return promise;
+    });
+  }
+
+  /** pending → partial | broken | cancelled; from any other status 409 invalid_state_transition. */
+  setStatus(id: string, body: SetPromiseStatusDto): Promise<PromiseView> {
+    return this.transactions.transaction(async (tx) => {
+      const current = await this.promises.lock(tx, id);
+      if (!current) throw AppError.notFound('promise');
+      assertPromiseMove(current.status, body.status);
+      return this.promises.setStatus(tx, id, body.status);
+    });
+  }
+
+  /**
+   * pending → fulfilled: registers the payment (source promise, payment.registered) with the
+   * payments use case and links both ways, all in one transaction.
+   */
+  fulfil(id: string, body: FulfilPromiseDto): Promise<FulfilledPromiseView> {
+    return this.transactions.transaction(async (tx) => {
+      const current = await this.promises.lock(tx, id);
+      if (!current) throw AppError.notFound('promise');
+      assertPromiseMove(current.status, 'fulfilled');
+      const portfolio = await this.lookups.findPortfolio(current.portfolioId, tx);
+      if (!portfolio) throw AppError.notFound('promise');
+      const { payment } = await this.registerPayment.executeIn(tx, {
+        portfolio,
+        debtorId: current.debtorId,
+        debtId: current.debtId,
+        promiseId: current.id,
+        amount: body.amount ?? current.amount,
+        currency: current.currency,
+        paymentDate: body.paymentDate ?? todayUtc(),
+        method: body.method,
+        reference: body.reference,
+        source: 'promise',
+      });
+      const promise = await this.promises.markFulfilled(tx, id, payment.id, payment.paymentDate);
+      return { promise, payment };
+    });
+  }
+}

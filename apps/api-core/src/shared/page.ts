@@ -1,0 +1,9 @@
+import { ListBody, toPage } from '@dc/contracts';
+
+/**
+ * A list body from `limit + 1` rows already in the view's shape (repositories return views): the
+ * extra row only tells that there is a next page.
+ */
+export function pageOf<V extends { id: string }>(rows: V[], limit: number): ListBody<V> {
+  return toPage(rows, limit, (row) => row);
+}

@@ -1,0 +1,43 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import type { AppConfig } from '@dc/config';
+import { Database } from '@dc/database';
+import type { Logger } from '@dc/observability';
+import { NatsBus, PayloadStore } from '@dc/transport';
+import { RpcReplyInterceptor } from '../rpc/rpc-reply.interceptor';
+import { CONFIG, LOGGER, TRANSACTIONS } from '../tokens';
+import { LookupsRepository } from './lookups.repository';
+
+/** The process-wide objects main.ts builds (tests build their own). */
+export interface ApiCoreDependencies {
+  config: AppConfig;
+  logger: Logger;
+  database: Database;
+  bus: NatsBus;
+  payloads: PayloadStore;
+}
+
+/**
+ * What every feature module may inject without importing it: the process-wide objects, the
+ * transaction runner (TRANSACTIONS), the shared lookups, and the reply interceptor of every handler.
+ */
+@Global()
+@Module({})
+export class SharedModule {
+  static register(deps: ApiCoreDependencies): DynamicModule {
+    return {
+      module: SharedModule,
+      providers: [
+        { provide: CONFIG, useValue: deps.config },
+        { provide: LOGGER, useValue: deps.logger },
+        { provide: Database, useValue: deps.database },
+        { provide: TRANSACTIONS, useValue: deps.database },
+        { provide: NatsBus, useValue: deps.bus },
+        { provide: PayloadStore, useValue: deps.payloads },
+        { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
+        LookupsRepository,
+      ],
+      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, PayloadStore, LookupsRepository],
+    };
+  }
+}

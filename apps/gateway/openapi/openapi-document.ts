@@ -1,0 +1,351 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ERROR_CODES, ERROR_HTTP_STATUS, ErrorCode, Header } from '@dc/contracts';
+import { API_DOC, ApiDocOptions } from '../src/routes/api-doc.decorator';
+import { PUBLIC_ROUTE, PublicRouteOptions } from '../src/routes/public-route.decorator';
+
+type Schema = Record<string, unknown>;
+type Controller = new (...args: never[]) => unknown;
+
+export interface SchemaSource {
+  /** JSON schema of an exported contracts type (interfaces and DTO classes), refs under components. */
+  typeSchema(name: string): Schema;
+  /** Constraint-aware schema of a class-validator DTO. */
+  dtoSchema(name: string, options?: { collect?: boolean }): Schema;
+  /** Every schema the two produced, for components.schemas. */
+  all(): Record<string, Schema>;
+}
+
+export interface WebhookDoc {
+  event: string;
+  summary: string;
+  dataType: string;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const LIMIT_SCHEMA = {
+  type: 'integer',
+  default: 50,
+  description: 'Page size 1 to 100. 0 or negative gives 50; above 100 is cut to 100; a value that is not an integer is 400.',
+};
+const METHOD_NAMES: Partial<Record<RequestMethod, string>> = {
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.PATCH]: 'patch',
+  [RequestMethod.DELETE]: 'delete',
+};
+
+/** Builds the OpenAPI 3.1 document of the public API from the controllers' @PublicRoute metadata. */
+export function buildOpenApiDocument(options: {
+  version: string;
+  controllers: Controller[];
+  schemas: SchemaSource;
+  webhooks: WebhookDoc[];
+}): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const controller of options.controllers) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+    const proto = controller.prototype as Record<string, object>;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const handler = proto[name];
+      const doc = Reflect.getMetadata(API_DOC, handler) as ApiDocOptions | undefined;
+      if (name === 'constructor' || !doc) continue;
+      const route = joinPath(base, String(Reflect.getMetadata(PATH_METADATA, handler)));
+      const method = METHOD_NAMES[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+      if (!method) throw new Error(`${controller.name}.${name}: an HTTP method the document does not describe`);
+      (paths[route.openapi] ??= {})[method] = operation(controller, name, handler, doc, route.params, options.schemas);
+    }
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Debt-collection public API',
+      version: options.version,
+      description:
+        'Read portfolios, debtors, debts, calls, payments, promises and campaigns; write debtors and debts in batches; ' +
+        'register payments. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope with a closed ' +
+        'list of codes. Lists use opaque cursors and a fixed order (by id).\n\n' +
+        'Request bodies are UTF-8 JSON (`Content-Type: application/json`) of at most 6 MB, nested at most 64 levels ' +
+        '(arrays and objects); text cannot hold a NUL character (`\\u0000`) or an unpaired UTF-16 surrogate. Each ' +
+        'violation is 400 `validation_error`. A request must arrive whole within 30 s (headers within 10 s), or the ' +
+        'connection is answered 408 `request_timeout` and closed. Failed authentications are limited per client address ' +
+        '(60 per clock minute by default): past the limit the answer is 429 `rate_limited` with `Retry-After`, until the ' +
+        'window resets. Answers given before the body is read (401, 413) are readable by clients that send the whole body first.',
+    },
+    servers: [{ url: '{base_url}/public', variables: { base_url: { default: 'http://localhost:3000' } } }],
+    security: [{ apiKey: [] }],
+    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    webhooks: Object.fromEntries(options.webhooks.map((w) => [w.event, webhookOperation(w)])),
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key `svc_live_…` or `svc_test_…` (43 characters after the stage). Verified against a cache of up to 60 s.',
+        },
+      },
+      schemas: {
+        ...sortKeys(options.schemas.all()),
+        ErrorEnvelope: errorEnvelopeSchema(),
+        PlatformTooLarge: {
+          type: 'object',
+          required: ['Message'],
+          additionalProperties: false,
+          properties: { Message: { type: 'string', description: 'e.g. "Request must be smaller than 6291456 bytes for the API"' } },
+          description: 'The platform refusal of a body over 6 MB; the only error outside the envelope.',
+        },
+        Pagination: {
+          type: 'object',
+          required: ['hasMore', 'limit', 'nextCursor'],
+          properties: {
+            hasMore: { type: 'boolean' },
+            limit: { type: 'integer', minimum: 1, maximum: 100 },
+            nextCursor: { type: ['string', 'null'], description: 'Send back exactly as received; null when hasMore is false.' },
+          },
+        },
+      },
+      headers: {
+        RequestId: { description: 'Identifies the request; also in error bodies.', schema: { type: 'string' } },
+        RateLimitLimit: { description: 'Units per clock minute for this key.', schema: { type: 'integer' } },
+        RateLimitRemaining: { description: 'Units left in the current window, after this request.', schema: { type: 'integer' } },
+        RateLimitReset: { description: 'Unix time (s) at which the window resets.', schema: { type: 'integer' } },
+        RateLimitPolicy: { description: 'IETF draft field, e.g. `"per-key";q=300;w=60`.', schema: { type: 'string' } },
+        RateLimit: { description: 'IETF draft field, e.g. `"per-key";r=299;t=42`.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds until the next window (429), or until a retry may succeed (503).', schema: { type: 'integer' } },
+        IdempotentReplayed: { description: '`true` when the response is a replay of a stored one.', schema: { type: 'string', enum: ['true'] } },
+      },
+      responses: {
+        ...Object.fromEntries(ERROR_CODES.map((code) => [errorResponseName(code), errorResponse(code)])),
+        PlatformTooLarge: {
+          description: '413: body over 6 MB, refused by the platform before parsing, with `{Message}` only (no envelope)',
+          headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/PlatformTooLarge' } } },
+        },
+      },
+    },
+  };
+}
+
+function operation(
+  controller: Controller,
+  name: string,
+  handler: object,
+  doc: ApiDocOptions,
+  pathParams: string[],
+  schemas: SchemaSource,
+): Schema {
+  const route = Reflect.getMetadata(PUBLIC_ROUTE, handler) as PublicRouteOptions | undefined;
+  if (!route) throw new Error(`${controller.name}.${name} is documented but has no @PublicRoute`);
+  const scope = route.scope;
+  const status = route.rpc.status;
+  const idempotent = route.idempotent === true;
+  const weighted = route.cost !== undefined;
+  // The other success statuses are the contract's; the doc only describes them.
+  const contractAlso = 'alsoStatus' in route.rpc ? [...route.rpc.alsoStatus].sort((a, b) => a - b) : [];
+  const documentedAlso = (doc.alsoStatus ?? []).map((s) => s.status).sort((a, b) => a - b);
+  if (contractAlso.join() !== documentedAlso.join()) {
+    throw new Error(`${controller.name}.${name}: doc.alsoStatus [${documentedAlso}] differs from its contract's alsoStatus [${contractAlso}]`);
+  }
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, { index: number; data?: string }>;
+  const paramTypes = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, name) ?? []) as { name: string }[];
+  const argOf = (type: RouteParamtypes) => Object.entries(args).find(([key]) => key.startsWith(`${type}:`))?.[1];
+
+  const parameters: Schema[] = pathParams.map((p) => ({
+    name: p,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: 'Opaque identifier. A malformed one answers 404, like a missing one.',
+  }));
+  const query = argOf(RouteParamtypes.QUERY);
+  if (query) {
+    const dto = schemas.dtoSchema(paramTypes[query.index].name, { collect: false }) as { properties?: Record<string, Schema> };
+    for (const [prop, schema] of Object.entries(dto.properties ?? {})) {
+      parameters.push({ name: prop, in: 'query', required: false, schema: prop === 'limit' ? LIMIT_SCHEMA : schema });
+    }
+  }
+  if (idempotent) {
+    parameters.push({
+      name: Header.IdempotencyKey,
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description: 'Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409.',
+    });
+  }
+  const body = argOf(RouteParamtypes.BODY);
+  // 400 on every route: a body that is not JSON (or not UTF-8, or nested too deep) and a NUL or
+  // lone surrogate in any query value are refused wherever they are sent (found by the fuzz suite).
+  const errors = new Set<string>([
+    ErrorCode.ValidationError,
+    ErrorCode.Unauthorized,
+    ErrorCode.OrganizationInactive,
+    ErrorCode.RateLimited,
+    ErrorCode.RequestTimeout,
+    ErrorCode.InternalError,
+    ErrorCode.ServiceUnavailable,
+  ]);
+  if (scope === 'write') errors.add(ErrorCode.Forbidden);
+  if (pathParams.length) errors.add(ErrorCode.NotFound);
+  if (idempotent) errors.add(ErrorCode.IdempotencyConflict);
+  for (const code of doc.errors ?? []) errors.add(code);
+
+  const data = doc.list
+    ? { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: ref(doc.returns) }, pagination: ref('Pagination') } }
+    : { type: 'object', required: ['data'], properties: { data: ref(doc.returns) } };
+  schemas.typeSchema(doc.returns);
+  const successHeaders = {
+    [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
+    [Header.RateLimitLimit]: { $ref: '#/components/headers/RateLimitLimit' },
+    [Header.RateLimitRemaining]: { $ref: '#/components/headers/RateLimitRemaining' },
+    [Header.RateLimitReset]: { $ref: '#/components/headers/RateLimitReset' },
+    [Header.RateLimitPolicy]: { $ref: '#/components/headers/RateLimitPolicy' },
+    [Header.RateLimit]: { $ref: '#/components/headers/RateLimit' },
+    ...(idempotent ? { [Header.IdempotentReplayed]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+  };
+  return {
+    operationId: `${lowerFirst(controller.name.replace(/Controller$/, ''))}.${name}`,
+    summary: doc.summary,
+    description: [
+      doc.description,
+      `Requires scope \`${scope}\`.`,
+      weighted ? 'Rate cost: 1 unit per 50 items of the batch, rounded up, minimum 1.' : 'Rate cost: 1 unit.',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    tags: [tagOf(controller)],
+    parameters,
+    ...(body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: refDto(schemas, paramTypes[body.index].name) } } } }
+      : {}),
+    responses: {
+      [String(status)]: { description: 'Success', headers: successHeaders, content: { 'application/json': { schema: data } } },
+      ...Object.fromEntries(
+        (doc.alsoStatus ?? []).map((s) => [String(s.status), { description: s.description, headers: successHeaders, content: { 'application/json': { schema: data } } }]),
+      ),
+      ...errorResponses([...errors] as ErrorCode[]),
+      ...platformTooLarge(errors.has(ErrorCode.PayloadTooLarge)),
+    },
+  };
+}
+
+/**
+ * Any request with a body over 6 MB is refused by the platform with a bare `{Message}` (spec,
+ * Errors rule 2); on the debtor batch 413 is also `payload_too_large` in the envelope.
+ */
+function platformTooLarge(alsoEnvelope: boolean): Record<string, Schema> {
+  if (!alsoEnvelope) return { '413': { $ref: '#/components/responses/PlatformTooLarge' } };
+  return {
+    '413': {
+      description: '413 payload_too_large in the envelope (over 5 MB or 500 items), or the platform refusal of a body over 6 MB: `{Message}` only',
+      headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { $ref: '#/components/schemas/PlatformTooLarge' }] } } },
+    },
+  };
+}
+
+/** One response per HTTP status; statuses shared by several codes (403) list them all. */
+function errorResponses(codes: ErrorCode[]): Record<string, Schema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_HTTP_STATUS[code], [...(byStatus.get(ERROR_HTTP_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        list.length === 1
+          ? { $ref: `#/components/responses/${errorResponseName(list[0])}` }
+          : {
+              description: `${status}: ${list.join(' or ')}`,
+              headers: { [Header.RequestId]: { $ref: '#/components/headers/RequestId' } },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+            },
+      ]),
+  );
+}
+
+function refDto(schemas: SchemaSource, name: string): Schema {
+  schemas.dtoSchema(name);
+  return ref(name);
+}
+
+function webhookOperation(w: WebhookDoc): Schema {
+  return {
+    post: {
+      operationId: `webhook.${w.event}`,
+      summary: w.summary,
+      description:
+        'Signed with `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the webhook secret>`. ' +
+        'Verify over the raw bytes, compare in constant time, reject when t is more than ~5 minutes away. Retries keep the same `id`.',
+      parameters: [{ name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['id', 'livemode', 'data'],
+              properties: {
+                id: { type: 'string', description: 'Delivery id (not the resource id); the same on every retry.' },
+                livemode: { type: 'boolean', description: 'false for sandbox organizations.' },
+                data: ref(w.dataType),
+              },
+            },
+          },
+        },
+      },
+      responses: { '2XX': { description: 'Delivered. Anything else, or no answer within 10 s, is retried (5 attempts, ~90 s apart).' } },
+    },
+  };
+}
+
+function errorEnvelopeSchema(): Schema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message', 'requestId'],
+        properties: {
+          code: { type: 'string', enum: [...ERROR_CODES] },
+          message: { type: 'string', description: 'English, for humans; do not branch on it.' },
+          requestId: { type: 'string' },
+          issues: {
+            type: 'array',
+            items: { type: 'object', required: ['message', 'path'], properties: { message: { type: 'string' }, path: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  };
+}
+
+const errorResponseName = (code: string) => `Error_${code}`;
+
+function errorResponse(code: ErrorCode): Schema {
+  return {
+    description: `${ERROR_HTTP_STATUS[code]} ${code}`,
+    headers: {
+      [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
+      ...(code === ErrorCode.RateLimited || code === ErrorCode.ServiceUnavailable ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}),
+    },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  };
+}
+
+function joinPath(base: string, sub: string): { openapi: string; params: string[] } {
+  const parts = ['v1', ...`${base}/${sub}`.split('/').filter(Boolean)];
+  const params = parts.filter((p) => p.startsWith(':')).map((p) => p.slice(1));
+  return { openapi: `/${parts.map((p) => (p.startsWith(':') ? `{${p.slice(1)}}` : p)).join('/')}`, params };
+}
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+const tagOf = (controller: Controller) => controller.name.replace(/Controller$/, '').replace(/([a-z])([A-Z])/g, '$1 $2');
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}

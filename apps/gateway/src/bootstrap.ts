@@ -1,0 +1,123 @@
+import type { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
+import { AppConfig, loadConfigOrExit } from '@dc/config';
+import { createLogger, Logger, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { NatsBus, PayloadStore } from '@dc/transport';
+import IORedis, { type Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { Authenticator, checkBeforeBody } from './auth/authenticator';
+import { OperatorToken } from './auth/operator-token.guard';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter';
+import { KeyCache } from './auth/key-cache';
+import { CoreClient } from './core-client/core-client';
+import { GatewayDependencies, OperatorApiModule, PublicApiModule } from './gateway.module';
+import { refuseOversizedBodiesBeforeUpload } from './http/body-limits';
+import { configureFastify, fastifyOptions, requestIdFor } from './http/fastify-setup';
+import { registerDocsRoutes } from './http/docs';
+import { registerHealthRoutes, registerMetricsRoute } from './http/health';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { IdempotencyStore } from './idempotency/idempotency.store';
+import { RateLimiter } from './rate-limit/rate-limiter';
+
+export interface GatewayOptions {
+  /** Public controllers beside PUBLIC_CONTROLLERS: only the test entry point (apps/gateway/testing/main.ts) adds any. */
+  extraPublicControllers?: Type[];
+}
+
+/**
+ * gateway: the HTTP edge. Two listeners in one process: the public API (PORT, /public/v1) and
+ * the operator API (OPERATOR_PORT, /operator/v1). All domain work is forwarded to api-core.
+ * Started by main.ts (production) or testing/main.ts (the e2e stack).
+ */
+export function startGateway(options: GatewayOptions = {}): void {
+  void run(options).catch((err: unknown) => {
+    process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+async function run(options: GatewayOptions): Promise<void> {
+  const config = loadConfigOrExit('gateway');
+  const logger = createLogger(config.serviceName, config.logLevel);
+  // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
+  const redis = new IORedis(config.redis.url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: config.redis.connectTimeoutMs,
+    commandTimeout: config.redis.commandTimeoutMs,
+  });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  // Requests too large for one NATS message even gzipped are parked here (docs/adr/0017).
+  const payloads = new PayloadStore(redis, config.redis.keyPrefix);
+  const bus = await NatsBus.connect({ ...config.nats, name: 'gateway', payloads });
+  const keyCache = new KeyCache(config.gateway.authCacheTtlMs);
+  const core = new CoreClient(bus);
+  bus.subscribe(AUTH_INVALIDATION_SUBJECT, (message) => keyCache.dropOrganization((message as AuthInvalidation).organizationId));
+  await redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start-up'));
+  const metrics = new GatewayMetrics();
+  const deps: GatewayDependencies = {
+    config,
+    logger,
+    core,
+    authenticator: new Authenticator(core, keyCache, new FailedAuthLimiter(redis, config.redis.keyPrefix, config.gateway.authFailuresPerMinute), logger),
+    rateLimiter: new RateLimiter(redis, config.redis.keyPrefix, config.rateLimit.unitsPerMinute),
+    idempotency: new IdempotencyStore(redis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs),
+    metrics,
+  };
+
+  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public/v1', deps, bus, redis, (fastify) =>
+    checkBeforeBody(fastify, '/public/', (request) => deps.authenticator.authenticate(request)),
+  );
+  const operatorToken = new OperatorToken(config.gateway.operatorToken);
+  const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
+    checkBeforeBody(fastify, '/operator/', (request) => operatorToken.verify(request.headers.authorization)),
+  );
+  registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics);
+  registerDocsRoutes(publicApp.getHttpAdapter().getInstance());
+  const ports = {
+    publicPort: await listen(publicApp, config, config.gateway.port),
+    operatorPort: await listen(operatorApp, config, config.gateway.operatorPort),
+  };
+  logger.info(ports, 'gateway listening');
+
+  onShutdownSignal(logger, config.shutdownGraceMs, async () => {
+    // New requests get 503 service_unavailable in the envelope while in-flight ones finish.
+    publicListener.startDraining();
+    operatorListener.startDraining();
+    await Promise.all([publicApp.close(), operatorApp.close()]);
+    await bus.drain();
+    redis.disconnect();
+  });
+}
+
+async function createListener(
+  module: object,
+  prefix: string,
+  deps: GatewayDependencies,
+  bus: NatsBus,
+  redis: Redis,
+  addHooks: (fastify: FastifyInstance) => void = () => undefined,
+) {
+  const adapter = new FastifyAdapter(fastifyOptions(deps.config.gateway, deps.logger as Logger));
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
+    logger: new NestPinoLogger(deps.logger),
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  const listener = configureFastify(fastify, deps.logger as Logger);
+  addHooks(fastify);
+  refuseOversizedBodiesBeforeUpload(app.getHttpServer(), (headers) => requestIdFor(headers, deps.config.gateway.trustRequestId), deps.logger as Logger);
+  registerHealthRoutes(fastify, bus, redis);
+  app.setGlobalPrefix(prefix);
+  await app.init();
+  return { app, listener };
+}
+
+async function listen(app: NestFastifyApplication, config: AppConfig, port: number): Promise<number> {
+  await app.listen(port, config.gateway.host);
+  return (app.getHttpServer().address() as AddressInfo).port;
+}

@@ -1,0 +1,23 @@
+import { OperatorApiKeysController } from './api-keys/api-keys.controller';
+import { OperatorCallsController } from './calls/calls.controller';
+import { OperatorCampaignsController } from './campaigns/campaigns.controller';
+import { OperatorDebtorsController } from './debtors/debtors.controller';
+import { OperatorOrganizationsController } from './organizations/organizations.controller';
+import { OperatorPaymentsController } from './payments/payments.controller';
+import { OperatorPortfoliosController } from './portfolios/portfolios.controller';
+import { OperatorPromisesController } from './promises/promises.controller';
+
+/**
+ * Controllers of the operator listener (under /operator/v1; ARCHITECTURE.md, Operator API): each
+ * behind OperatorTokenGuard, every route forwarded to api-core by its operator contract.
+ */
+export const OPERATOR_CONTROLLERS = [
+  OperatorOrganizationsController,
+  OperatorPortfoliosController,
+  OperatorApiKeysController,
+  OperatorPaymentsController,
+  OperatorDebtorsController,
+  OperatorCallsController,
+  OperatorPromisesController,
+  OperatorCampaignsController,
+];
