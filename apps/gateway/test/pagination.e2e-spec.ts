@@ -70,6 +70,24 @@ describe('pagination rules (spec: Pagination and list rules) on GET /portfolios'
     expect(last.body.pagination).toEqual({ hasMore: false, limit: 20, nextCursor: null });
   });
 
+  it('a key restricted to some portfolios sees only those on every page, not only the first', async () => {
+    // Found in the issue-10 refactor: the cursor condition replaced the key's restriction from page 2 on.
+    const operator = new OperatorClient(stack.operatorUrl);
+    const allowed = [allIds[10], allIds[70]];
+    const restricted = await operator.expect(201, 'POST', `/organizations/${tenant.organizationId}/api-keys`, { name: 'two', portfolioIds: allowed });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await request(stack.publicUrl)
+        .get(`/public/v1/portfolios?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+        .set('Authorization', `Bearer ${restricted.data.key}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((p: { id: string }) => p.id));
+      cursor = res.body.pagination.nextCursor;
+    } while (cursor && seen.length <= allIds.length);
+    expect(seen).toEqual(allowed);
+  });
+
   it('a cursor we did not issue is 400 validation_error naming the cursor', async () => {
     const res = await list('?cursor=bm90LWEtY3Vyc29y');
     expect(res.status).toBe(400);
