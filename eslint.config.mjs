@@ -72,6 +72,68 @@ export default [
     },
   },
   {
+    // STYLE rules that lint can hold (docs/architecture.md). The base rule here, the typescript-eslint
+    // one above for the database: both apply where their files overlap.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['libs/config/src/**', 'libs/testing/src/**', '**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['zlib', 'node:zlib'].map((name) => ({
+            name,
+            importNames: ['gzipSync', 'gunzipSync', 'deflateSync', 'inflateSync', 'brotliCompressSync', 'brotliDecompressSync', 'unzipSync'],
+            message: 'No synchronous zlib on the event loop: use the promisified async form (large messages are libs/transport\'s concern).',
+          })),
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through libs/config (validated at start-up), never process.env.' },
+      ],
+    },
+  },
+  {
+    // A gateway route is declared by @PublicRoute / @OperatorRoute (policies in a fixed order, the
+    // contract's status) and reaches its caller through @Caller(): no bare method decorators,
+    // @HttpCode, @Req/@Res or per-route interceptors.
+    files: ['apps/gateway/src/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/common',
+              importNames: ['Get', 'Post', 'Put', 'Patch', 'Delete', 'HttpCode', 'Req', 'Res', 'Request', 'Response', 'UseInterceptors'],
+              message: 'Declare routes with @PublicRoute or @OperatorRoute (apps/gateway/src/routes) and take the caller with @Caller().',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // An api-core handler binds to its contract with @Handles (typed input and output); the raw
+    // Nest microservice decorators are used only by that decorator.
+    files: ['apps/api-core/src/**/*.ts'],
+    ignores: ['apps/api-core/src/rpc/handles.decorator.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/microservices',
+              importNames: ['MessagePattern', 'EventPattern', 'Payload', 'Ctx'],
+              message: 'Bind handlers to their contract with @Handles (apps/api-core/src/rpc/handles.decorator.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -16,7 +16,7 @@ describe('api-core wiring', () => {
   });
 
   it('every feature module resolves its dependencies (no service, database or broker is touched)', async () => {
-    const deps = { config: {}, logger: {}, database: {}, bus: {}, payloads: {} } as unknown as ApiCoreDependencies;
+    const deps = { config: {}, logger: {}, database: {}, bus: {} } as unknown as ApiCoreDependencies;
     const app = await NestFactory.createApplicationContext(AppModule.register(deps), { logger: false, abortOnError: false });
     for (const handlers of HANDLER_CLASSES) expect(app.get(handlers, { strict: false })).toBeInstanceOf(handlers);
     await app.close();

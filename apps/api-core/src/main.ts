@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   });
   const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);
   await gate.check(); // unreachable now: do not join the queue group at all
-  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, payloads }), {
+  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus }), {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });

@@ -78,7 +78,7 @@ describe('pagination rules (spec: Pagination and list rules) on GET /portfolios'
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await request(stack.publicUrl)
+      const res: request.Response = await request(stack.publicUrl)
         .get(`/public/v1/portfolios?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
         .set('Authorization', `Bearer ${restricted.data.key}`);
       expect(res.status).toBe(200);

@@ -3,7 +3,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import type { Logger } from '@dc/observability';
-import { NatsBus, PayloadStore } from '@dc/transport';
+import { NatsBus } from '@dc/transport';
 import { RpcReplyInterceptor } from '../rpc/rpc-reply.interceptor';
 import { CONFIG, LOGGER, TRANSACTIONS } from '../tokens';
 import { LookupsRepository } from './lookups.repository';
@@ -14,7 +14,6 @@ export interface ApiCoreDependencies {
   logger: Logger;
   database: Database;
   bus: NatsBus;
-  payloads: PayloadStore;
 }
 
 /**
@@ -33,11 +32,10 @@ export class SharedModule {
         { provide: Database, useValue: deps.database },
         { provide: TRANSACTIONS, useValue: deps.database },
         { provide: NatsBus, useValue: deps.bus },
-        { provide: PayloadStore, useValue: deps.payloads },
         { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
         LookupsRepository,
       ],
-      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, PayloadStore, LookupsRepository],
+      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, LookupsRepository],
     };
   }
 }

@@ -1,14 +1,13 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, HttpCode, UseInterceptors } from '@nestjs/common';
 import type { AnyContract } from '@dc/contracts';
 import { CoreReplyInterceptor } from '../core-client/core-reply.interceptor';
-import type { RouteMethod } from './public-route.decorator';
+import { RouteMethod, routeMethod } from './route-method';
 
-const METHODS = { GET: Get, POST: Post, PATCH: Patch, DELETE: Delete } as const;
 
 /**
  * The one decorator of an operator route: method, path and the contract whose `status` is the success
  * status. The operator token is checked by the controller-level OperatorTokenGuard (before the body).
  */
 export function OperatorRoute(method: RouteMethod, path: string, rpc: AnyContract): MethodDecorator {
-  return applyDecorators(METHODS[method](path), HttpCode(rpc.status), UseInterceptors(CoreReplyInterceptor));
+  return applyDecorators(routeMethod(method, path), HttpCode(rpc.status), UseInterceptors(CoreReplyInterceptor));
 }

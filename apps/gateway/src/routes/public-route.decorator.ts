@@ -1,4 +1,4 @@
-import { applyDecorators, CanActivate, Delete, Get, HttpCode, Patch, Post, SetMetadata, Type, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, CanActivate, HttpCode, SetMetadata, Type, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { AnyContract, Scope } from '@dc/contracts';
 import { AuthGuard } from '../auth/auth.guard';
 import { REQUIRED_SCOPE, ScopeGuard } from '../auth/scope.guard';
@@ -7,12 +7,11 @@ import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { RATE_COST, RateCostFn } from '../rate-limit/rate-cost';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { ApiDoc, ApiDocOptions } from './api-doc.decorator';
+import { RouteMethod, routeMethod } from './route-method';
 
 /** Metadata of a public route: its options as declared (read by the OpenAPI generator and a unit test). */
 export const PUBLIC_ROUTE = 'dc:public-route';
 
-const METHODS = { GET: Get, POST: Post, PATCH: Patch, DELETE: Delete } as const;
-export type RouteMethod = keyof typeof METHODS;
 
 export interface PublicRouteOptions {
   method: RouteMethod;
@@ -41,7 +40,7 @@ export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
   const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : [])];
   const interceptors = [...(options.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor];
   return applyDecorators(
-    METHODS[options.method](options.path ?? ''),
+    routeMethod(options.method, options.path ?? ''),
     HttpCode(options.rpc.status),
     SetMetadata(PUBLIC_ROUTE, options),
     SetMetadata(REQUIRED_SCOPE, options.scope),
