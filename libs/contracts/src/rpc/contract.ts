@@ -1,5 +1,3 @@
-import type { AuthContext } from './envelope';
-
 /** Who may call a pattern: public ones carry the caller the gateway authenticated, operator ones do not. */
 export type RpcAudience = 'public' | 'operator';
 
@@ -29,8 +27,6 @@ export interface RpcContract<I, O, A extends RpcAudience = RpcAudience> {
 export type PublicContract<I, O> = RpcContract<I, O, 'public'>;
 export type OperatorContract<I, O> = RpcContract<I, O, 'operator'>;
 export type AnyContract = RpcContract<any, any, RpcAudience>;
-export type InputOf<C> = C extends RpcContract<infer I, any, any> ? I : never;
-export type OutputOf<C> = C extends RpcContract<any, infer O, any> ? O : never;
 
 interface ContractOptions {
   status?: number;
@@ -57,9 +53,6 @@ export function publicRpc<I, O>(pattern: string, options: ContractOptions = {}):
 export function operatorRpc<I, O>(pattern: string, options: ContractOptions = {}): OperatorContract<I, O> {
   return contract<I, O, 'operator'>('operator', pattern, options);
 }
-
-/** What travels on the wire for a contract: public inputs go with the caller. */
-export type WireInput<C> = C extends PublicContract<infer I, any> ? { auth: AuthContext; input: I } : InputOf<C>;
 
 /** Named operator payloads: a resource id, an id with the request body, a body under a parent. */
 export interface ByIdInput {
