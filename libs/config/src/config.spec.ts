@@ -53,6 +53,36 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the webhook settings with the spec defaults: 10 s attempts, 5 of them, about 90 s apart', () => {
+    const webhooks = loadConfig('webhook-dispatcher', {}).webhooks;
+    expect(webhooks).toMatchObject({
+      allowPrivateTargets: false, attemptTimeoutMs: 10_000, maxAttempts: 5, retryDelayMs: 90_000, retryJitterMs: 10_000,
+      previousSecretKeys: [],
+    });
+    expect(webhooks.secretKey).toHaveLength(32);
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const shortened = loadConfig('webhook-dispatcher', { WEBHOOK_SECRET_KEY: key, WEBHOOK_RETRY_DELAY_MS: '200', WEBHOOK_RETRY_JITTER_MS: '0' });
+    expect(shortened.webhooks).toMatchObject({ retryDelayMs: 200, retryJitterMs: 0, secretKey: Buffer.alloc(32, 7) });
+    expect(() => loadConfig('api-core', { WEBHOOK_SECRET_KEY: 'c2hvcnQ=' })).toThrow(
+      'WEBHOOK_SECRET_KEY must be 32 bytes in base64, for example the output of "openssl rand -base64 32"',
+    );
+  });
+
+  it('refuses, in production, a missing or development webhook key and the private-targets flag', () => {
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) };
+    expect(() => loadConfig('webhook-dispatcher', production)).toThrow('WEBHOOK_SECRET_KEY is required in production');
+    expect(() => loadConfig('api-core', { ...production, WEBHOOK_SECRET_KEY: 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=' })).toThrow(
+      'WEBHOOK_SECRET_KEY is required in production',
+    );
+    const key = Buffer.alloc(32, 1).toString('base64');
+    expect(() => loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS must not be set in production',
+    );
+    expect(loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key }).webhooks.secretKey).toEqual(Buffer.alloc(32, 1));
+    // Services that neither register nor send webhooks need no key.
+    expect(loadConfig('gateway', production).env).toBe('production');
+  });
+
   it('refuses an Idempotency-Key lease that a gateway timeout could outlive', () => {
     expect(() => loadConfig('gateway', { NATS_REQUEST_TIMEOUT_MS: '10000', IDEMPOTENCY_LEASE_MS: '10000' })).toThrow(
       'IDEMPOTENCY_LEASE_MS (10000) must be longer than NATS_REQUEST_TIMEOUT_MS (10000)',

@@ -39,8 +39,33 @@ export interface AppConfig {
   };
   rateLimit: { unitsPerMinute: number; failOpen: boolean };
   idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
+  webhooks: WebhookConfig;
   health: { port: number };
   shutdownGraceMs: number;
+}
+
+/** Webhook registration (api-core) and delivery (webhook-dispatcher); docs/adr/0020. */
+export interface WebhookConfig {
+  /** AES-256-GCM key (32 bytes) that encrypts webhook secrets at rest. */
+  secretKey: Buffer;
+  /** Older keys still accepted for decryption while secrets are re-encrypted (key rotation). */
+  previousSecretKeys: Buffer[];
+  /** Development and tests only: deliver to http:// and to private addresses. Refused in production. */
+  allowPrivateTargets: boolean;
+  /** Each attempt's timeout (spec: 10 s). */
+  attemptTimeoutMs: number;
+  /** Attempts per series (spec: 5). */
+  maxAttempts: number;
+  /** Delay between attempts (spec: about 90 s) and the random jitter added to or taken from it. */
+  retryDelayMs: number;
+  retryJitterMs: number;
+  /** Concurrent deliveries per dispatcher process. */
+  concurrency: number;
+  /** How often the relay polls the outbox when it is idle, and how many events it takes at once. */
+  relayIntervalMs: number;
+  relayBatchSize: number;
+  /** Relayed events, with their finished deliveries and attempts, are deleted after this many days. */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -51,6 +76,8 @@ export class ConfigError extends Error {
 }
 
 const DEV_OPERATOR_TOKEN = 'dev-operator-token';
+/** Development only (refused in production): 32 bytes, base64. */
+const DEV_WEBHOOK_SECRET_KEY = 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=';
 /** Distinct defaults so all services can run side by side on one development machine. */
 const DEFAULT_HEALTH_PORTS: Record<string, number> = { 'api-core': 3100, importer: 3101, 'webhook-dispatcher': 3102 };
 
@@ -94,6 +121,17 @@ class Reader {
     if (['false', '0', 'no'].includes(text.toLowerCase())) return false;
     this.problems.push(`${name} must be true or false (got "${text}")`);
     return fallback;
+  }
+
+  /** A 32-byte key given in base64 (for example `openssl rand -base64 32`). */
+  key(name: string, fallback: string): Buffer {
+    const text = this.raw(name) ?? fallback;
+    const key = Buffer.from(text, 'base64');
+    if (key.length !== 32 || key.toString('base64') !== text) {
+      this.problems.push(`${name} must be 32 bytes in base64, for example the output of "openssl rand -base64 32"`);
+      return Buffer.alloc(32);
+    }
+    return key;
   }
 
   url(name: string, fallback: string, protocols: string[]): string {
@@ -171,6 +209,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       waitMs: r.int('IDEMPOTENCY_WAIT_MS', 30_000, 100, 120_000),
       leaseMs: r.int('IDEMPOTENCY_LEASE_MS', 60_000, 1_000, 600_000),
     },
+    webhooks: webhookConfig(r, nodeEnv, serviceName),
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };
@@ -204,6 +243,38 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
   }
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+/** The services that register (api-core) or send (webhook-dispatcher) webhooks. */
+const WEBHOOK_SERVICES = ['api-core', 'webhook-dispatcher'];
+
+function webhookConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): WebhookConfig {
+  const keyText = r.string('WEBHOOK_SECRET_KEY', '');
+  const allowPrivateTargets = r.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false);
+  if (nodeEnv === 'production' && WEBHOOK_SERVICES.includes(serviceName)) {
+    if (!keyText || keyText === DEV_WEBHOOK_SECRET_KEY) {
+      r.problems.push('WEBHOOK_SECRET_KEY is required in production (32 bytes in base64: "openssl rand -base64 32")');
+    }
+    if (allowPrivateTargets) {
+      r.problems.push('WEBHOOK_ALLOW_PRIVATE_TARGETS must not be set in production: it lets webhooks reach http:// and private addresses');
+    }
+  }
+  const previous = r.string('WEBHOOK_SECRET_KEYS_PREVIOUS', '');
+  return {
+    secretKey: r.key('WEBHOOK_SECRET_KEY', keyText || DEV_WEBHOOK_SECRET_KEY),
+    previousSecretKeys: previous
+      ? previous.split(',').map((k, i) => r.key(`WEBHOOK_SECRET_KEYS_PREVIOUS[${i}]`, k.trim()))
+      : [],
+    allowPrivateTargets,
+    attemptTimeoutMs: r.int('WEBHOOK_ATTEMPT_TIMEOUT_MS', 10_000, 100, 60_000),
+    maxAttempts: r.int('WEBHOOK_MAX_ATTEMPTS', 5, 1, 20),
+    retryDelayMs: r.int('WEBHOOK_RETRY_DELAY_MS', 90_000, 0, 86_400_000),
+    retryJitterMs: r.int('WEBHOOK_RETRY_JITTER_MS', 10_000, 0, 3_600_000),
+    concurrency: r.int('WEBHOOK_CONCURRENCY', 200, 1, 5_000),
+    relayIntervalMs: r.int('WEBHOOK_RELAY_INTERVAL_MS', 250, 10, 60_000),
+    relayBatchSize: r.int('WEBHOOK_RELAY_BATCH_SIZE', 500, 1, 10_000),
+    retentionDays: r.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3_650),
+  };
 }
 
 /**

@@ -46,3 +46,6 @@ export * from './promises/promises.rpc';
 export * from './campaigns/campaign.dto';
 export * from './campaigns/campaign-intake.dto';
 export * from './campaigns/campaigns.rpc';
+export * from './webhooks/webhook.dto';
+export * from './webhooks/webhooks.rpc';
+export * from './webhooks/delivery-queue';

@@ -1,0 +1,17 @@
+/** The BullMQ queue of webhook deliveries: filled by the relay, drained by the delivery worker. */
+export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
+
+/** One job per delivery and series; everything else is read from the database when it runs. */
+export interface DeliveryJob {
+  deliveryId: string;
+  series: number;
+}
+
+/**
+ * The job id: the delivery id for its first series, so a second enqueue of the same delivery is a
+ * no-op (ARCHITECTURE.md decision 2); `<delivery id>-r<series>` for an operator's redelivery, whose
+ * earlier job may still be finishing.
+ */
+export function deliveryJobId(job: DeliveryJob): string {
+  return job.series === 1 ? job.deliveryId : `${job.deliveryId}-r${String(job.series)}`;
+}

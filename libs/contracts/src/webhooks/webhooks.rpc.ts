@@ -1,0 +1,16 @@
+import type { ItemBody, ListBody } from '../pagination';
+import type { ListQueryDto } from '../common/list-query.dto';
+import { ByIdInput, operatorRpc, UnderOrganizationInput, UpdateInput } from '../rpc/contract';
+import type { CreatedWebhookView, CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView } from './webhook.dto';
+
+/** Operator management of webhooks and their delivery log (ARCHITECTURE.md, Operator API). */
+export const WebhooksRpc = {
+  create: operatorRpc<UnderOrganizationInput<CreateWebhookDto>, ItemBody<CreatedWebhookView>>('operator.webhooks.create', { status: 201 }),
+  list: operatorRpc<UnderOrganizationInput<ListQueryDto>, ListBody<WebhookView>>('operator.webhooks.list'),
+  update: operatorRpc<UpdateInput<UpdateWebhookDto>, ItemBody<WebhookView>>('operator.webhooks.update'),
+  delete: operatorRpc<ByIdInput, void>('operator.webhooks.delete', { status: 204 }),
+  /** Newest first, each delivery with its attempts. */
+  deliveries: operatorRpc<{ id: string; query: ListQueryDto }, ListBody<WebhookDeliveryView>>('operator.webhooks.deliveries'),
+  /** A new series of attempts for a finished delivery, same delivery id; 409 while it is pending. */
+  redeliver: operatorRpc<ByIdInput, ItemBody<WebhookDeliveryView>>('operator.webhooks.redeliver', { status: 202 }),
+} as const;
