@@ -1,9 +1,14 @@
 /** The BullMQ queue of webhook deliveries: filled by the relay, drained by the delivery worker. */
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
-/** One job per delivery and series; everything else is read from the database when it runs. */
+/**
+ * One job per delivery and series; everything else is read from the database when it runs (so an
+ * erasure or a disabled webhook is seen by the next attempt). webhookId lets the worker bound the
+ * attempts in flight to one receiver before it touches the database.
+ */
 export interface DeliveryJob {
   deliveryId: string;
+  webhookId: string;
   series: number;
 }
 
