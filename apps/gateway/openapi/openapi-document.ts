@@ -273,23 +273,44 @@ function refDto(schemas: SchemaSource, name: string): Schema {
   return ref(name);
 }
 
+/** How every delivery is signed and retried (docs/adr/0020); the same text for each event kind. */
+const WEBHOOK_DESCRIPTION = [
+  'Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 ' +
+    'bytes of the whole secret string, `whsec_` included (the scheme of Stripe\'s verifiers, which accept this header as is). ' +
+    'Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is ' +
+    'fresh on every attempt.',
+  '`X-Service-Event` names the event kind (also the body\'s `type`).',
+  'Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same ' +
+    't) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by ' +
+    'base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret.',
+  'Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in ' +
+    'total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it.',
+].join('\n\n');
+
 function webhookOperation(w: WebhookDoc): Schema {
+  const header = (name: string, required: boolean, description: string) => ({ name, in: 'header', required, description, schema: { type: 'string' } });
   return {
     post: {
       operationId: `webhook.${w.event}`,
       summary: w.summary,
-      description:
-        'Signed with `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the webhook secret>`. ' +
-        'Verify over the raw bytes, compare in constant time, reject when t is more than ~5 minutes away. Retries keep the same `id`.',
-      parameters: [{ name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } }],
+      description: WEBHOOK_DESCRIPTION,
+      parameters: [
+        header('X-Service-Signature', true, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`'),
+        { ...header('X-Service-Event', true, 'The event kind.'), schema: { type: 'string', enum: [w.event] } },
+        header('webhook-id', false, 'Standard Webhooks (opt-in per webhook): the delivery id.'),
+        header('webhook-timestamp', false, 'Standard Webhooks (opt-in per webhook): unix seconds, the same t.'),
+        header('webhook-signature', false, 'Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`.'),
+      ],
       requestBody: {
         content: {
           'application/json': {
             schema: {
               type: 'object',
-              required: ['id', 'livemode', 'data'],
+              required: ['id', 'type', 'createdAt', 'livemode', 'data'],
               properties: {
-                id: { type: 'string', description: 'Delivery id (not the resource id); the same on every retry.' },
+                id: { type: 'string', description: 'Delivery id (`dlv_…`, not the resource id); the same on every attempt.' },
+                type: { type: 'string', enum: [w.event], description: 'The event kind.' },
+                createdAt: { type: 'string', format: 'date-time', description: 'When the event happened (the change was committed).' },
                 livemode: { type: 'boolean', description: 'false for sandbox organizations.' },
                 data: ref(w.dataType),
               },
