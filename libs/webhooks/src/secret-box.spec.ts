@@ -1,0 +1,98 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { SecretBox, SecretBoxError } from './secret-box';
+
+const KEY = Buffer.alloc(32, 1);
+const OLD_KEY = Buffer.alloc(32, 2);
+const SECRET = 'whsec_' + 'Q'.repeat(43);
+
+/** Flips one bit of the packed bytes at `index` (negative counts from the end). */
+function tamper(sealed: string, index: number): string {
+  const [version, keyId, payload] = sealed.split('.');
+  const bytes = Buffer.from(payload, 'base64url');
+  bytes[index < 0 ? bytes.length + index : index] ^= 0x01;
+  return `${version}.${keyId}.${bytes.toString('base64url')}`;
+}
+
+describe('SecretBox', () => {
+  const box = new SecretBox(KEY);
+
+  it('seals as v1.<key id>.<base64url(iv | ciphertext | tag)> and opens it again', () => {
+    const sealed = box.seal(SECRET);
+    const keyId = createHash('sha256').update(KEY).digest('hex').slice(0, 8);
+    expect(sealed).toMatch(new RegExp(`^v1\\.${keyId}\\.[A-Za-z0-9_-]+$`));
+    // 12 bytes of IV, one ciphertext byte per plaintext byte (GCM is a stream mode), 16 bytes of tag.
+    expect(Buffer.from(sealed.split('.')[2], 'base64url')).toHaveLength(12 + SECRET.length + 16);
+    expect(sealed).not.toContain(SECRET);
+    expect(box.open(sealed)).toBe(SECRET);
+  });
+
+  it('round-trips text that is not ASCII, and the empty string', () => {
+    expect(box.open(box.seal('clé ✓ 🔑'))).toBe('clé ✓ 🔑');
+    expect(box.open(box.seal(''))).toBe('');
+  });
+
+  it('uses a new IV for every seal', () => {
+    const first = box.seal(SECRET);
+    const second = box.seal(SECRET);
+    expect(first).not.toBe(second);
+    expect(first.split('.')[2].slice(0, 16)).not.toBe(second.split('.')[2].slice(0, 16));
+  });
+
+  it.each([
+    ['a ciphertext byte', 12],
+    ['the tag', -1],
+    ['the IV', 0],
+  ])('refuses a sealed secret whose %s was changed', (_what, index) => {
+    const tampered = tamper(box.seal(SECRET), index);
+    expect(() => box.open(tampered)).toThrow(SecretBoxError);
+    expect(() => box.open(tampered)).toThrow('sealed secret failed authentication');
+  });
+
+  it.each([
+    ['no version', 'abc'],
+    ['another version', box.seal(SECRET).replace(/^v1/, 'v2')],
+    ['a malformed key id', box.seal(SECRET).replace(/^v1\.[0-9a-f]{8}/, 'v1.XYZ')],
+    ['characters outside base64url', `${box.seal(SECRET)}=`],
+    ['too few bytes for IV and tag', `v1.${box.seal(SECRET).split('.')[1]}.${Buffer.alloc(27).toString('base64url')}`],
+  ])('refuses a sealed secret with %s', (_what, sealed) => {
+    expect(() => box.open(sealed)).toThrow(SecretBoxError);
+  });
+
+  it('keeps the plaintext and the key out of its messages', () => {
+    const message = (() => {
+      try {
+        box.open(tamper(box.seal(SECRET), 20));
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain(KEY.toString('base64'));
+    expect(message).not.toContain(KEY.toString('hex'));
+  });
+
+  it('opens what a previous key sealed, and says it needs resealing', () => {
+    const sealedWithOld = new SecretBox(OLD_KEY).seal(SECRET);
+    const rotated = new SecretBox(KEY, [OLD_KEY]);
+    expect(rotated.open(sealedWithOld)).toBe(SECRET);
+    expect(rotated.needsResealing(sealedWithOld)).toBe(true);
+    const resealed = rotated.seal(rotated.open(sealedWithOld));
+    expect(rotated.needsResealing(resealed)).toBe(false);
+    expect(resealed.split('.')[1]).toBe(box.seal('x').split('.')[1]);
+  });
+
+  it('refuses a key it does not have, naming only its id', () => {
+    const other = Buffer.alloc(32, 3);
+    const sealed = new SecretBox(other).seal(SECRET);
+    const otherId = createHash('sha256').update(other).digest('hex').slice(0, 8);
+    expect(() => box.open(sealed)).toThrow(new SecretBoxError(`sealed secret uses key ${otherId}, which is neither the current nor a previous key`));
+    expect(box.needsResealing(sealed)).toBe(false);
+    expect(box.needsResealing('garbage')).toBe(false);
+  });
+
+  it('refuses keys that are not 32 bytes', () => {
+    expect(() => new SecretBox(randomBytes(16))).toThrow('a secret box key must be 32 bytes');
+    expect(() => new SecretBox(KEY, [randomBytes(31)])).toThrow('a secret box key must be 32 bytes');
+  });
+});
