@@ -11,6 +11,7 @@ import { PaymentsModule } from './payments/payments.module';
 import { PortfoliosModule } from './portfolios/portfolios.module';
 import { PromisesModule } from './promises/promises.module';
 import type { HandlerClass } from './rpc/handler-coverage';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * Every feature of api-core, one Nest module each (handlers, service or use case, repository).
@@ -29,6 +30,7 @@ export const FEATURE_MODULES = [
   CallsModule,
   PromisesModule,
   CampaignsModule,
+  WebhooksModule,
 ] as const;
 
 /** The handler classes (a feature module's controllers) of every feature module. */

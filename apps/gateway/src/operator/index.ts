@@ -6,6 +6,7 @@ import { OperatorOrganizationsController } from './organizations/organizations.c
 import { OperatorPaymentsController } from './payments/payments.controller';
 import { OperatorPortfoliosController } from './portfolios/portfolios.controller';
 import { OperatorPromisesController } from './promises/promises.controller';
+import { OperatorWebhooksController } from './webhooks/webhooks.controller';
 
 /**
  * Controllers of the operator listener (under /operator/v1; ARCHITECTURE.md, Operator API): each
@@ -20,4 +21,5 @@ export const OPERATOR_CONTROLLERS = [
   OperatorCallsController,
   OperatorPromisesController,
   OperatorCampaignsController,
+  OperatorWebhooksController,
 ];

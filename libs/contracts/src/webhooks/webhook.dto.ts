@@ -1,14 +1,17 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { WebhookEventType } from '../webhook-events';
 
+// class-validator runs a field's decorators from the last written to the first and the gateway stops at
+// the first error: the type check is written last, so a value of the wrong type is reported as such.
+
 /** PATCH /operator/v1/webhooks/{id}: any of the fields. */
 export class UpdateWebhookDto {
   /** https URL of a public host (checked again at every delivery, docs/adr/0020). */
-  @IsOptional() @IsString() @MaxLength(2048)
+  @IsOptional() @MaxLength(2048) @IsString()
   url?: string;
 
   /** Only events of these portfolios; an empty list means every portfolio of the organization. */
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true })
+  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(1000) @IsArray()
   portfolioIds?: string[];
 
   @IsOptional() @IsBoolean()
@@ -21,10 +24,10 @@ export class UpdateWebhookDto {
 
 /** POST /operator/v1/organizations/{id}/webhooks. */
 export class CreateWebhookDto {
-  @IsString() @MaxLength(2048)
+  @MaxLength(2048) @IsString()
   url!: string;
 
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true })
+  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(1000) @IsArray()
   portfolioIds?: string[];
 
   @IsOptional() @IsBoolean()

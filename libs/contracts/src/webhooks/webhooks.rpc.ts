@@ -6,11 +6,15 @@ import type { CreatedWebhookView, CreateWebhookDto, UpdateWebhookDto, WebhookDel
 /** Operator management of webhooks and their delivery log (ARCHITECTURE.md, Operator API). */
 export const WebhooksRpc = {
   create: operatorRpc<UnderOrganizationInput<CreateWebhookDto>, ItemBody<CreatedWebhookView>>('operator.webhooks.create', { status: 201 }),
-  list: operatorRpc<UnderOrganizationInput<ListQueryDto>, ListBody<WebhookView>>('operator.webhooks.list'),
+  /** The organization's live webhooks in id order (keyset pagination), without secrets. */
+  list: operatorRpc<{ organizationId: string; query: ListQueryDto }, ListBody<WebhookView>>('operator.webhooks.list'),
   update: operatorRpc<UpdateInput<UpdateWebhookDto>, ItemBody<WebhookView>>('operator.webhooks.update'),
   delete: operatorRpc<ByIdInput, void>('operator.webhooks.delete', { status: 204 }),
-  /** Newest first, each delivery with its attempts. */
+  /** Newest first (id descending; the cursor continues below the last id), each delivery with its attempts oldest first. */
   deliveries: operatorRpc<{ id: string; query: ListQueryDto }, ListBody<WebhookDeliveryView>>('operator.webhooks.deliveries'),
-  /** A new series of attempts for a finished delivery, same delivery id; 409 while it is pending. */
+  /**
+   * A new series of attempts for a finished delivery (succeeded, failed, cancelled), same delivery id;
+   * 409 invalid_state_transition while it is pending or when its webhook is disabled or deleted.
+   */
   redeliver: operatorRpc<ByIdInput, ItemBody<WebhookDeliveryView>>('operator.webhooks.redeliver', { status: 202 }),
 } as const;

@@ -1,0 +1,134 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AppError, CreatedWebhookView, CreateWebhookDto, ErrorCode, ListBody, ListQueryDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView,
+} from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import type { Transactions } from '@dc/database';
+import { checkWebhookUrl } from '@dc/webhooks';
+import { OrganizationsRepository } from '../organizations/organizations.repository';
+import { PortfoliosRepository } from '../portfolios/portfolios.repository';
+import { pageOf } from '../shared/page';
+import { CONFIG, TRANSACTIONS } from '../tokens';
+import { WebhookSecrets } from './webhook-secrets';
+import { RedeliveryState, WebhooksRepository } from './webhooks.repository';
+
+/** The 400 of a refused target: message and issue name `url` and give the reason (checkWebhookUrl's reasons start with "url"). */
+export function refusedUrl(reason: string): AppError {
+  const message = /^url\b/.test(reason) ? reason : `url is refused: ${reason}`;
+  return AppError.validation(message, [{ message, path: 'url' }]);
+}
+
+/** Why a finished-looking redelivery changed nothing: the 409 (or 404) to answer. */
+export function redeliveryRefusal(id: string, state: RedeliveryState | null): AppError {
+  if (!state) return AppError.notFound('delivery');
+  const conflict = (message: string) => new AppError(ErrorCode.InvalidStateTransition, message);
+  if (state.webhookDeleted) return conflict(`delivery ${id} cannot be redelivered: its webhook is deleted`);
+  if (!state.webhookEnabled) return conflict(`delivery ${id} cannot be redelivered: its webhook is disabled`);
+  if (state.status === 'pending') return conflict(`delivery ${id} is still being attempted`);
+  return conflict(`delivery ${id} changed meanwhile; read it and retry`);
+}
+
+/**
+ * Operator management of webhooks (ARCHITECTURE.md, Operator API; spec: Events, Registration rules):
+ * registration with a server-generated secret shown once, changes, soft deletion, the delivery log
+ * and redelivery. Targets must be public https (checked here and again at every delivery by the
+ * dispatcher); the SQL is WebhooksRepository's.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly organizations: OrganizationsRepository,
+    private readonly portfolios: PortfoliosRepository,
+    private readonly secrets: WebhookSecrets,
+    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
+    @Inject(CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(organizationId: string, body: CreateWebhookDto): Promise<CreatedWebhookView> {
+    if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
+    await this.checkTarget(body.url);
+    const portfolioIds = await this.checkedPortfolios(organizationId, body.portfolioIds ?? []);
+    const { secret, ciphertext } = this.secrets.issue();
+    const webhook = await this.webhooks.insert({
+      organizationId,
+      url: body.url,
+      portfolioIds,
+      standardWebhooks: body.standardWebhooks ?? false,
+      secretCiphertext: ciphertext,
+    });
+    return { ...webhook, secret };
+  }
+
+  async list(organizationId: string, query: ListQueryDto): Promise<ListBody<WebhookView>> {
+    if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
+    return pageOf(await this.webhooks.listLive(organizationId, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  /**
+   * Any of url (checked again), portfolioIds (of the webhook's organization; empty means all),
+   * enabled, standardWebhooks. Disabling cancels the webhook's pending deliveries in the same
+   * transaction; enabling again does not revive them (redeliver does, one by one).
+   */
+  async update(id: string, body: UpdateWebhookDto): Promise<WebhookView> {
+    const existing = await this.webhooks.findLive(id);
+    if (!existing) throw AppError.notFound('webhook');
+    if (body.url !== undefined) await this.checkTarget(body.url);
+    const portfolioIds = body.portfolioIds === undefined ? undefined : await this.checkedPortfolios(existing.organizationId, body.portfolioIds);
+    const changes = { url: body.url, portfolioIds, enabled: body.enabled, standardWebhooks: body.standardWebhooks };
+    if (Object.values(changes).every((value) => value === undefined)) return existing;
+    const updated = await this.transactions.transaction(async (tx) => {
+      const webhook = await this.webhooks.update(tx, id, changes);
+      if (webhook && !webhook.enabled) await this.webhooks.cancelPendingDeliveries(tx, id);
+      return webhook;
+    });
+    if (!updated) throw AppError.notFound('webhook');
+    return updated;
+  }
+
+  /** Soft deletion; the webhook's pending deliveries are cancelled in the same transaction. Deleted ones are 404. */
+  async delete(id: string): Promise<void> {
+    const found = await this.transactions.transaction(async (tx) => {
+      if (!(await this.webhooks.softDelete(tx, id))) return false;
+      await this.webhooks.cancelPendingDeliveries(tx, id);
+      return true;
+    });
+    if (!found) throw AppError.notFound('webhook');
+  }
+
+  /** The delivery log of a live webhook: newest first, each delivery with its attempts oldest first. */
+  async deliveries(id: string, query: ListQueryDto): Promise<ListBody<WebhookDeliveryView>> {
+    if (!(await this.webhooks.findLive(id))) throw AppError.notFound('webhook');
+    return pageOf(await this.webhooks.deliveriesPage(id, query.cursor ?? null, query.limit + 1), query.limit);
+  }
+
+  /**
+   * A new series of attempts for a finished delivery, same delivery id; the dispatcher enqueues it
+   * within a second. Pending deliveries, and those of a disabled or deleted webhook, are 409.
+   */
+  async redeliver(id: string): Promise<WebhookDeliveryView> {
+    const delivery = await this.webhooks.redeliver(id);
+    if (delivery) return delivery;
+    throw redeliveryRefusal(id, await this.webhooks.redeliveryState(id));
+  }
+
+  /** Spec: Events, Registration rules 1 — https to a public host, unless the development flag allows more. */
+  private async checkTarget(url: string): Promise<void> {
+    const verdict = await checkWebhookUrl(url, { allowPrivateTargets: this.config.webhooks.allowPrivateTargets });
+    if (!verdict.ok) throw refusedUrl(verdict.reason);
+  }
+
+  /** The same rule and answer as an API key's restriction: every id a portfolio of this organization. */
+  private async checkedPortfolios(organizationId: string, ids: string[]): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    const known = await this.portfolios.idsOfOrganization(organizationId, unique);
+    const unknown = unique.filter((id) => !known.has(id));
+    if (unknown.length) {
+      throw AppError.validation(`portfolioIds contains portfolios that are not of this organization: ${unknown.join(', ')}`, [
+        { message: 'not a portfolio of this organization', path: 'portfolioIds' },
+      ]);
+    }
+    return unique;
+  }
+}
