@@ -1,12 +1,14 @@
 import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { Logger } from 'pino';
-import { ReadinessCheck, HealthServer } from './health-server';
+import { MetricsSource, ReadinessCheck, HealthServer } from './health-server';
 import { createLogger } from './logger';
 import { onShutdownSignal } from './shutdown';
 
 /** What a background service's start function hands back: its readiness checks and how to stop it. */
 export interface RunningService {
   checks: Record<string, ReadinessCheck>;
+  /** Served at `GET /metrics` on the health port when given. */
+  metrics?: MetricsSource;
   /** Stops taking work and closes connections; runs once, after readiness turns to draining. */
   stop: () => Promise<void>;
 }
@@ -14,15 +16,15 @@ export interface RunningService {
 /**
  * The life cycle shared by the background services (importer, webhook-dispatcher): configuration
  * validated at start-up (exit 78 with a message naming the variable), one logger, a health server
- * over the service's checks, `<name> ready` once started, graceful shutdown on SIGTERM/SIGINT, and
- * a start-up failure reported on stderr with exit code 1.
+ * over the service's checks (and its metrics, when it has any), `<name> ready` once started,
+ * graceful shutdown on SIGTERM/SIGINT, and a start-up failure reported on stderr with exit code 1.
  */
 export function runBackgroundService(name: string, start: (config: AppConfig, logger: Logger) => Promise<RunningService>): void {
   const run = async () => {
     const config = loadConfigOrExit(name);
     const logger = createLogger(config.serviceName, config.logLevel);
     const service = await start(config, logger);
-    const health = new HealthServer(service.checks);
+    const health = new HealthServer(service.checks, { metrics: service.metrics });
     const healthPort = await health.listen(config.health.port);
     logger.info({ healthPort }, `${name} ready`);
 

@@ -3,16 +3,28 @@ import { AddressInfo } from 'node:net';
 
 export type ReadinessCheck = () => Promise<void>;
 
+/** A service's Prometheus exposition (e.g. prom-client's `registry.contentType` and `registry.metrics()`). */
+export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
+
+export interface HealthServerOptions {
+  /** When given, `GET /metrics` answers with it (500 when collecting fails). */
+  metrics?: MetricsSource;
+}
+
 /**
  * A small HTTP listener for services that have no HTTP API of their own (api-core and the
  * workers): `GET /health/live` answers while the process runs; `GET /health/ready` runs every
- * check and answers 503 with the failing dependency when one fails or the service is draining.
+ * check and answers 503 with the failing dependency when one fails or the service is draining;
+ * `GET /metrics` serves the service's metrics when it has any.
  */
 export class HealthServer {
   private server?: Server;
   private draining = false;
 
-  constructor(private readonly checks: Record<string, ReadinessCheck>) {}
+  constructor(
+    private readonly checks: Record<string, ReadinessCheck>,
+    private readonly options: HealthServerOptions = {},
+  ) {}
 
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
     this.server = createServer((req, res) => {
@@ -23,6 +35,17 @@ export class HealthServer {
       if (req.url === '/health/live') return send(200, { status: 'ok' });
       if (req.url === '/health/ready') {
         void this.readiness().then(({ ok, details }) => send(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', details }));
+        return;
+      }
+      const metrics = this.options.metrics;
+      if (req.url === '/metrics' && metrics) {
+        void metrics().then(
+          ({ contentType, body }) => {
+            res.writeHead(200, { 'content-type': contentType });
+            res.end(body);
+          },
+          (err: unknown) => send(500, { status: 'error', message: err instanceof Error ? err.message : 'metrics failed' }),
+        );
         return;
       }
       send(404, { status: 'not_found' });

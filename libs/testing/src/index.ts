@@ -8,3 +8,4 @@ export * from './raw-post';
 export * from './advisory-lock';
 export * from './eventually';
 export * from './fuzz';
+export * from './webhook-receiver';

@@ -1,0 +1,115 @@
+import { ReceiverFairness } from './receiver-fairness';
+
+function fairness(clock: { t: number }, caps = { slowCap: 2, fastCap: 5 }) {
+  return new ReceiverFairness({ ...caps, slowAfterMs: 1_000, minPostponeMs: 250, maxPostponeMs: 60_000, random: () => 0.5, now: () => clock.t });
+}
+
+/** One request to `id` that takes `ms`. */
+function request(f: ReceiverFairness, clock: { t: number }, id: string, ms: number) {
+  const started = f.begin(id);
+  clock.t += ms;
+  f.end(id, started);
+}
+
+describe('ReceiverFairness', () => {
+  it('caps: a tenth of the concurrency (at least 4) for a slow receiver, half for a prompt one', () => {
+    expect(ReceiverFairness.capsFor(200)).toEqual({ slowCap: 20, fastCap: 100 });
+    expect(ReceiverFairness.capsFor(16)).toEqual({ slowCap: 4, fastCap: 8 });
+    expect(ReceiverFairness.capsFor(1)).toEqual({ slowCap: 4, fastCap: 4 });
+  });
+
+  it('a receiver that has not answered yet gets the slow cap; once it answers promptly, the fast cap', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    f.begin('a');
+    f.begin('a');
+    expect(f.hasRoom('a')).toBe(false);
+    const g = fairness(clock);
+    request(g, clock, 'a', 5);
+    expect(g.isSlow('a')).toBe(false);
+    for (let i = 0; i < 5; i += 1) {
+      expect(g.hasRoom('a')).toBe(true);
+      g.begin('a');
+    }
+    expect(g.hasRoom('a')).toBe(false);
+    expect(g.hasRoom('b')).toBe(true);
+  });
+
+  it('a prompt receiver whose requests start hanging is capped as slow once one has waited slowAfterMs', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    request(f, clock, 'a', 5);
+    f.begin('a');
+    f.begin('a');
+    f.begin('a');
+    expect(f.hasRoom('a')).toBe(true); // 3 < fast cap 5
+    clock.t += 1_000;
+    expect(f.isSlow('a')).toBe(true);
+    expect(f.hasRoom('a')).toBe(false); // 3 ≥ slow cap 2
+  });
+
+  it('a receiver whose requests take long on average stays slow; a quick recovery brings it back', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    for (let i = 0; i < 10; i += 1) request(f, clock, 'a', 10_000);
+    expect(f.isSlow('a')).toBe(true);
+    for (let i = 0; i < 20; i += 1) request(f, clock, 'a', 5);
+    expect(f.isSlow('a')).toBe(false);
+  });
+
+  it('ending one request frees exactly its slot', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    request(f, clock, 'a', 1);
+    const first = f.begin('a');
+    clock.t += 1;
+    f.begin('a');
+    f.end('a', first);
+    expect(f.inFlight('a')).toBe(1);
+  });
+
+  it('postpones a prompt receiver at its cap briefly (the minimum)', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    request(f, clock, 'a', 5);
+    expect(f.postponeMs('a')).toBe(250);
+  });
+
+  it('postpones the backlog of a receiver that times out for about its wait for a slot, bounded', () => {
+    const clock = { t: 1_000_000 };
+    const f = fairness(clock, { slowCap: 20, fastCap: 100 });
+    for (let i = 0; i < 40; i += 1) request(f, clock, 'slow', 10_000);
+    // Average ≈ 10 s, cap 20: one job waits ~0.5 s per job already waiting ahead of it.
+    const first = f.postponeMs('slow');
+    expect(first).toBeGreaterThanOrEqual(400);
+    expect(first).toBeLessThanOrEqual(600);
+    let last = first;
+    for (let i = 0; i < 200; i += 1) last = f.postponeMs('slow');
+    expect(last).toBe(60_000);
+    // Once their due times have passed they no longer count as waiting.
+    clock.t += 61_000;
+    expect(f.postponeMs('slow')).toBeLessThanOrEqual(600);
+  });
+
+  it('a receiver that has not answered for a while is postponed for at least that long per job ahead', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock, { slowCap: 2, fastCap: 5 });
+    f.begin('never');
+    f.begin('never');
+    clock.t += 4_000;
+    expect(f.hasRoom('never')).toBe(false);
+    expect(f.postponeMs('never')).toBe(2_000); // (0 ahead + 1) × 4 s / cap 2
+    expect(f.postponeMs('never')).toBe(4_000);
+  });
+
+  it('forgets idle receivers only when nothing is in flight or postponed', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    f.begin('busy');
+    request(f, clock, 'idle', 1);
+    clock.t += 11 * 60_000;
+    f.sweep();
+    expect(f.size).toBe(1);
+    expect(f.inFlight('busy')).toBe(1);
+  });
+});

@@ -1,0 +1,64 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import { DeliveryJob, WEBHOOK_DELIVERIES_QUEUE } from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import type { Logger } from '@dc/observability';
+import type { Queue } from 'bullmq';
+import { DeliveryProcessor } from './delivery/delivery.processor';
+import { CONFIG, LOGGER } from './dispatcher.tokens';
+import { DispatcherMetrics } from './metrics/dispatcher-metrics';
+import { OutboxRelay } from './relay/outbox-relay';
+import { RelayRepository } from './relay/relay.repository';
+import { Pruner } from './pruning/pruner';
+
+/**
+ * The dispatcher's moving parts, started and stopped in order: the delivery worker, the relay loop
+ * (whose first pass, at once, also enqueues whatever a crash left unqueued) and the pruner; on
+ * shutdown the loops stop first, then the worker finishes the attempts in flight.
+ */
+@Injectable()
+export class Dispatcher {
+  constructor(
+    private readonly processor: DeliveryProcessor,
+    private readonly relay: OutboxRelay,
+    private readonly pruner: Pruner,
+    metrics: DispatcherMetrics,
+    relayRepository: RelayRepository,
+    @InjectQueue(WEBHOOK_DELIVERIES_QUEUE) queue: Queue<DeliveryJob>,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    metrics.readFrom({
+      queueCounts: async () => {
+        const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
+        return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0, failed: counts.failed ?? 0 };
+      },
+      relayLagSeconds: () => relayRepository.relayLagSeconds(),
+    });
+    queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
+  }
+
+  start(): void {
+    this.processor.start();
+    this.relay.start();
+    this.pruner.start();
+    const webhooks = this.config.webhooks;
+    this.logger.info(
+      {
+        concurrency: webhooks.concurrency,
+        receiverCaps: this.processor.receiverCaps,
+        maxAttempts: webhooks.maxAttempts,
+        retryDelayMs: webhooks.retryDelayMs,
+        retryJitterMs: webhooks.retryJitterMs,
+        attemptTimeoutMs: webhooks.attemptTimeoutMs,
+        relayIntervalMs: webhooks.relayIntervalMs,
+      },
+      'webhook delivery started',
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.relay.stop(), this.pruner.stop()]);
+    await this.processor.stop();
+  }
+}

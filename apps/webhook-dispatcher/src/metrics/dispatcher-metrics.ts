@@ -1,0 +1,108 @@
+import type { AttemptErrorClass } from '@dc/webhooks';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** How a delivery's step ended, as counted by webhook_deliveries_total. */
+export type DeliveryOutcome = 'succeeded' | 'failed' | 'retry' | 'cancelled';
+/** An attempt's outcome label: `success`, or its error class. */
+export type AttemptOutcomeLabel = 'success' | AttemptErrorClass;
+
+const DELIVERY_OUTCOMES: DeliveryOutcome[] = ['succeeded', 'failed', 'retry', 'cancelled'];
+const ATTEMPT_OUTCOMES: AttemptOutcomeLabel[] = ['success', 'http_status', 'timeout', 'connection', 'dns', 'tls', 'refused_address', 'refused_scheme'];
+const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+/** What the scrape-time gauges read (the queue in Redis, the outbox in Postgres). */
+export interface MetricsSources {
+  queueCounts: () => Promise<Record<QueueState, number>>;
+  relayLagSeconds: () => Promise<number>;
+}
+
+/**
+ * Prometheus metrics of the webhook dispatcher, served at GET /metrics on its health port
+ * (docs/adr/0020): deliveries by outcome, attempt latency by outcome, queue depth by state, events
+ * relayed and the relay's lag, plus the process defaults (CPU, memory, event-loop lag).
+ */
+export class DispatcherMetrics {
+  readonly registry = new Registry();
+
+  readonly deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Delivery steps by outcome: succeeded, failed (last attempt of a series failed), retry (an attempt failed, another follows), cancelled (webhook disabled or deleted, organization suspended).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
+  readonly attemptDuration = new Histogram({
+    name: 'webhook_attempt_duration_seconds',
+    help: 'Duration of delivery attempts (connect to answer or timeout), by outcome: success or the error class.',
+    labelNames: ['outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly postponedJobs = new Counter({
+    name: 'webhook_jobs_postponed_total',
+    help: 'Jobs put back without an attempt: receiver_busy (its receiver had the most requests in flight one webhook may have), not_due (the job came back before its retry time).',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+
+  readonly relayedEvents = new Counter({
+    name: 'webhook_relay_events_total',
+    help: 'Outbox events relayed (turned into deliveries for the matching webhooks, possibly none).',
+    registers: [this.registry],
+  });
+
+  readonly queueJobs: Gauge<'state'> = new Gauge({
+    name: 'webhook_queue_jobs',
+    help: 'Jobs of the webhook-deliveries queue by state (shared by all dispatchers), read from Redis at scrape time.',
+    labelNames: ['state'],
+    registers: [this.registry],
+    collect: async () => {
+      const counts = await this.sources?.queueCounts().catch(() => null);
+      if (!counts) return;
+      for (const state of QUEUE_STATES) this.queueJobs.set({ state }, counts[state] ?? 0);
+    },
+  });
+
+  readonly relayLag: Gauge = new Gauge({
+    name: 'webhook_relay_lag_seconds',
+    help: 'Age of the oldest outbox event not yet relayed (0 when the relay is caught up), read from Postgres at scrape time.',
+    registers: [this.registry],
+    collect: async () => {
+      const lag = await this.sources?.relayLagSeconds().catch(() => null);
+      if (lag !== null && lag !== undefined) this.relayLag.set(lag);
+    },
+  });
+
+  private sources?: MetricsSources;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    // Every outcome is exported from the start (at 0), so rates and alerts see the series at once.
+    for (const outcome of DELIVERY_OUTCOMES) this.deliveries.inc({ outcome }, 0);
+    for (const outcome of ATTEMPT_OUTCOMES) this.attemptDuration.zero({ outcome });
+    for (const reason of ['receiver_busy', 'not_due']) this.postponedJobs.inc({ reason }, 0);
+  }
+
+  /** Where the scrape-time gauges read from; until set, they report nothing. */
+  readFrom(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  delivery(outcome: DeliveryOutcome): void {
+    this.deliveries.inc({ outcome });
+  }
+
+  postponed(reason: 'receiver_busy' | 'not_due'): void {
+    this.postponedJobs.inc({ reason });
+  }
+
+  attempt(outcome: AttemptOutcomeLabel, durationMs: number): void {
+    this.attemptDuration.observe({ outcome }, durationMs / 1000);
+  }
+
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { DeliveryJob } from '@dc/contracts';
+import { Database, newId, Prisma } from '@dc/database';
+
+export interface RelayedBatch {
+  /** Outbox events taken (and marked relayed). */
+  events: number;
+  /** Deliveries created for them. */
+  deliveries: number;
+}
+
+/**
+ * The relay's SQL: outbox events → deliveries (one transaction per batch), and pending deliveries →
+ * queue marks. Every statement is set-based: a batch costs the same number of statements whatever
+ * its size (docs/adr/0020).
+ */
+@Injectable()
+export class RelayRepository {
+  constructor(private readonly database: Database) {}
+
+  /**
+   * One transaction, two statements: takes up to `limit` unrelayed events (oldest first, `FOR
+   * UPDATE SKIP LOCKED` so replicas take disjoint batches) with the webhooks each matches, then
+   * inserts one delivery per match (a duplicate pair is skipped) and marks the events relayed.
+   *
+   * A webhook matches an event when it is of the event's organization, enabled and not deleted,
+   * registered no later than the event was written, and its portfolio list is empty or holds the
+   * event's portfolio; the organization must be active and the portfolio not demo (api-core does
+   * not write events for those; checked again here in case that changed since). An event without
+   * a match is marked relayed all the same (rows written before webhooks existed end here).
+   */
+  async relayBatch(limit: number): Promise<RelayedBatch> {
+    return this.database.transaction(async (tx) => {
+      const matches = await tx.$queryRaw<{ eventId: string; webhookId: string | null }[]>`
+        WITH ev AS (
+          SELECT id, organization_id, portfolio_id, created_at
+          FROM outbox_events
+          WHERE relayed_at IS NULL
+          ORDER BY id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        SELECT ev.id AS "eventId", m.id AS "webhookId"
+        FROM ev
+        LEFT JOIN LATERAL (
+          SELECT w.id
+          FROM webhooks w
+          JOIN organizations o ON o.id = w.organization_id AND o.status = 'active'
+          JOIN portfolios p ON p.id = ev.portfolio_id AND NOT p.demo
+          WHERE w.organization_id = ev.organization_id
+            AND w.deleted_at IS NULL AND w.enabled
+            AND w.created_at <= ev.created_at
+            AND (cardinality(w.portfolio_ids) = 0 OR ev.portfolio_id = ANY (w.portfolio_ids))
+        ) m ON true
+        ORDER BY ev.id, m.id`;
+      if (matches.length === 0) return { events: 0, deliveries: 0 };
+      const eventIds = [...new Set(matches.map((m) => m.eventId))];
+      const pairs = matches.filter((m): m is { eventId: string; webhookId: string } => m.webhookId !== null);
+      const [{ inserted }] = await tx.$queryRaw<{ inserted: number }[]>`
+        WITH ins AS (
+          INSERT INTO webhook_deliveries (id, webhook_id, event_id)
+          SELECT * FROM unnest(${pairs.map(() => newId('dlv'))}::text[], ${pairs.map((p) => p.webhookId)}::text[], ${pairs.map((p) => p.eventId)}::text[])
+          ON CONFLICT (webhook_id, event_id) DO NOTHING
+          RETURNING 1
+        ), relayed AS (
+          UPDATE outbox_events SET relayed_at = now() WHERE id = ANY (${eventIds}::text[])
+        )
+        SELECT count(*)::int AS inserted FROM ins`;
+      return { events: eventIds.length, deliveries: inserted };
+    });
+  }
+
+  /**
+   * One transaction: marks up to `limit` pending deliveries that have no job yet as queued (oldest
+   * first, `FOR UPDATE SKIP LOCKED`) and runs `enqueue` with them before committing, so a failed
+   * enqueue leaves them unqueued for the next pass, and a crash after the jobs were added is
+   * harmless (the job ids are deterministic: adding one that exists is a no-op).
+   */
+  async markQueued(limit: number, enqueue: (jobs: DeliveryJob[]) => Promise<void>): Promise<number> {
+    return this.database.transaction(async (tx) => {
+      const jobs = await tx.$queryRaw<DeliveryJob[]>`
+        UPDATE webhook_deliveries d SET queued_at = now()
+        FROM (
+          SELECT id FROM webhook_deliveries
+          WHERE queued_at IS NULL AND status = 'pending'
+          ORDER BY id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        ) todo
+        WHERE d.id = todo.id
+        RETURNING d.id AS "deliveryId", d.webhook_id AS "webhookId", d.series`;
+      if (jobs.length > 0) await enqueue(jobs);
+      return jobs.length;
+    });
+  }
+
+  /** Seconds since the oldest unrelayed event was written (0 when there is none). */
+  async relayLagSeconds(): Promise<number> {
+    const [row] = await this.database.prepared<{ lag: number }>(Prisma.sql`
+      SELECT greatest(0, extract(epoch FROM now() - created_at))::float8 AS lag
+      FROM outbox_events WHERE relayed_at IS NULL ORDER BY id LIMIT 1`);
+    return row?.lag ?? 0;
+  }
+}
