@@ -50,13 +50,18 @@ export interface CreatedWebhookView extends WebhookView {
   secret: string;
 }
 
-/** pending → succeeded | failed (after the last attempt of a series) | cancelled (webhook disabled or deleted, organization suspended). */
+/**
+ * pending → succeeded | failed (after the last attempt of a series) | cancelled (before it finished,
+ * the webhook was disabled or deleted or no longer covers the event's portfolio, the organization
+ * was suspended, or the portfolio became a demo one).
+ */
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 /**
  * What one attempt met. errorClass: null on success; otherwise one of http_status (a non-2xx answer,
  * 3xx included: redirects are never followed), timeout, connection, dns, tls, refused_address (the
- * host resolved to a non-public address), refused_scheme (http:// outside development).
+ * host resolved to a non-public address), refused_scheme (http:// outside development), interrupted
+ * (the dispatcher stopped during the attempt: whether the receiver got it is unknown; it counts).
  */
 export interface DeliveryAttemptView {
   number: number;
