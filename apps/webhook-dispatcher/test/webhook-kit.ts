@@ -1,3 +1,4 @@
+import type { CreatedWebhookView } from '@dc/contracts';
 import { OperatorClient, ReceivedRequest, ServiceProcess, Stack, withDatabase } from '@dc/testing';
 import Stripe from 'stripe';
 
@@ -32,17 +33,7 @@ export async function startDispatcher(stack: Stack, env: Record<string, string> 
   return dispatcher;
 }
 
-export interface CreatedWebhook {
-  id: string;
-  organizationId: string;
-  url: string;
-  portfolioIds: string[];
-  enabled: boolean;
-  standardWebhooks: boolean;
-  createdAt: string;
-  updatedAt: string;
-  secret: string;
-}
+export type CreatedWebhook = CreatedWebhookView;
 
 /** POST /operator/v1/organizations/{id}/webhooks, checking the 201 shape of the contract. */
 export async function registerWebhook(

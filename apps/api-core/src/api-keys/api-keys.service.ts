@@ -5,7 +5,7 @@ import {
 } from '@dc/contracts';
 import { AuthInvalidator } from '../auth/auth-invalidator';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
-import { PortfoliosRepository } from '../portfolios/portfolios.repository';
+import { PortfolioSelection } from '../portfolios/portfolio-selection';
 import { ApiKeysRepository } from './api-keys.repository';
 
 /** Sandbox (test) keys live at most 30 days (spec: Limits). */
@@ -44,7 +44,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly organizations: OrganizationsRepository,
-    private readonly portfolios: PortfoliosRepository,
+    private readonly selection: PortfolioSelection,
     private readonly invalidator: AuthInvalidator,
   ) {}
 
@@ -52,7 +52,7 @@ export class ApiKeysService {
     const organization = await this.organizations.findById(organizationId);
     if (!organization) throw AppError.notFound('organization');
     const stage = organization.sandbox ? 'test' : 'live';
-    const portfolioIds = await this.checkedRestriction(organizationId, input.portfolioIds ?? []);
+    const portfolioIds = await this.selection.ofOrganization(organizationId, input.portfolioIds ?? []);
     const key = generateApiKey(stage);
     const row = await this.keys.create({
       organizationId,
@@ -72,7 +72,7 @@ export class ApiKeysService {
     if (!existing) throw AppError.notFound('API key');
     const row = await this.keys.update(id, {
       ...(input.scopes ? { scopes: normaliseScopes(input.scopes) } : {}),
-      ...(input.portfolioIds ? { portfolioIds: await this.checkedRestriction(existing.organizationId, input.portfolioIds) } : {}),
+      ...(input.portfolioIds ? { portfolioIds: await this.selection.ofOrganization(existing.organizationId, input.portfolioIds) } : {}),
       ...(input.expiresAt ? { expiresAt: this.expiry(existing.stage, input.expiresAt, existing.createdAt) } : {}),
     });
     this.invalidator.organizationChanged(row.organizationId);
@@ -93,18 +93,5 @@ export class ApiKeysService {
     if (stage !== 'test') return asked;
     const cap = new Date(createdAt.getTime() + TEST_KEY_LIFETIME_MS);
     return asked && asked < cap ? asked : cap;
-  }
-
-  private async checkedRestriction(organizationId: string, ids: string[]): Promise<string[]> {
-    const unique = [...new Set(ids)];
-    if (!unique.length) return [];
-    const known = await this.portfolios.idsOfOrganization(organizationId, unique);
-    const unknown = unique.filter((id) => !known.has(id));
-    if (unknown.length) {
-      throw AppError.validation(`portfolioIds contains portfolios that are not of this organization: ${unknown.join(', ')}`, [
-        { message: 'not a portfolio of this organization', path: 'portfolioIds' },
-      ]);
-    }
-    return unique;
   }
 }

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { OrganizationsModule } from '../organizations/organizations.module';
+import { PortfolioSelection } from './portfolio-selection';
 import { PortfoliosHandlers } from './portfolios.handlers';
 import { PortfoliosRepository } from './portfolios.repository';
 import { PortfoliosService } from './portfolios.service';
 
-/** Exports its repository: API keys check their portfolio restriction with it. */
+/** Exports its repository and the portfolio-selection rule (API keys' restriction, webhooks' filter). */
 @Module({
   imports: [OrganizationsModule],
   controllers: [PortfoliosHandlers],
-  providers: [PortfoliosService, PortfoliosRepository],
-  exports: [PortfoliosRepository],
+  providers: [PortfoliosService, PortfoliosRepository, PortfolioSelection],
+  exports: [PortfoliosRepository, PortfolioSelection],
 })
 export class PortfoliosModule {}

@@ -3,6 +3,7 @@ import type { AppConfig } from '@dc/config';
 import type { Transactions, Tx } from '@dc/database';
 import type { OrganizationsRepository } from '../organizations/organizations.repository';
 import type { PortfoliosRepository } from '../portfolios/portfolios.repository';
+import { PortfolioSelection } from '../portfolios/portfolio-selection';
 import type { WebhookSecrets } from './webhook-secrets';
 import type { WebhooksRepository } from './webhooks.repository';
 import { redeliveryRefusal, refusedUrl, WebhooksService } from './webhooks.service';
@@ -48,7 +49,7 @@ function service(overrides: Partial<Record<keyof WebhooksRepository, jest.Mock>>
   const webhooks = new WebhooksService(
     repository as unknown as WebhooksRepository,
     {} as OrganizationsRepository,
-    { idsOfOrganization: async (_org: string, ids: string[]) => new Set(ids) } as unknown as PortfoliosRepository,
+    new PortfolioSelection({ idsOfOrganization: async (_org: string, ids: string[]) => new Set(ids) } as unknown as PortfoliosRepository),
     {} as WebhookSecrets,
     transactions,
     config,

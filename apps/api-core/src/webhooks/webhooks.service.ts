@@ -6,7 +6,7 @@ import type { AppConfig } from '@dc/config';
 import type { Transactions } from '@dc/database';
 import { checkWebhookUrl } from '@dc/webhooks';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
-import { PortfoliosRepository } from '../portfolios/portfolios.repository';
+import { PortfolioSelection } from '../portfolios/portfolio-selection';
 import { pageOf } from '../shared/page';
 import { CONFIG, TRANSACTIONS } from '../tokens';
 import { WebhookSecrets } from './webhook-secrets';
@@ -39,7 +39,7 @@ export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly organizations: OrganizationsRepository,
-    private readonly portfolios: PortfoliosRepository,
+    private readonly selection: PortfolioSelection,
     private readonly secrets: WebhookSecrets,
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
     @Inject(CONFIG) private readonly config: AppConfig,
@@ -48,7 +48,7 @@ export class WebhooksService {
   async create(organizationId: string, body: CreateWebhookDto): Promise<CreatedWebhookView> {
     if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
     await this.checkTarget(body.url);
-    const portfolioIds = await this.checkedPortfolios(organizationId, body.portfolioIds ?? []);
+    const portfolioIds = await this.selection.ofOrganization(organizationId, body.portfolioIds ?? []);
     const { secret, ciphertext } = this.secrets.issue();
     const webhook = await this.webhooks.insert({
       organizationId,
@@ -74,7 +74,7 @@ export class WebhooksService {
     const existing = await this.webhooks.findLive(id);
     if (!existing) throw AppError.notFound('webhook');
     if (body.url !== undefined) await this.checkTarget(body.url);
-    const portfolioIds = body.portfolioIds === undefined ? undefined : await this.checkedPortfolios(existing.organizationId, body.portfolioIds);
+    const portfolioIds = body.portfolioIds === undefined ? undefined : await this.selection.ofOrganization(existing.organizationId, body.portfolioIds);
     const changes = { url: body.url, portfolioIds, enabled: body.enabled, standardWebhooks: body.standardWebhooks };
     if (Object.values(changes).every((value) => value === undefined)) return existing;
     const updated = await this.transactions.transaction(async (tx) => {
@@ -116,19 +116,5 @@ export class WebhooksService {
   private async checkTarget(url: string): Promise<void> {
     const verdict = await checkWebhookUrl(url, { allowPrivateTargets: this.config.webhooks.allowPrivateTargets });
     if (!verdict.ok) throw refusedUrl(verdict.reason);
-  }
-
-  /** The same rule and answer as an API key's restriction: every id a portfolio of this organization. */
-  private async checkedPortfolios(organizationId: string, ids: string[]): Promise<string[]> {
-    const unique = [...new Set(ids)];
-    if (!unique.length) return [];
-    const known = await this.portfolios.idsOfOrganization(organizationId, unique);
-    const unknown = unique.filter((id) => !known.has(id));
-    if (unknown.length) {
-      throw AppError.validation(`portfolioIds contains portfolios that are not of this organization: ${unknown.join(', ')}`, [
-        { message: 'not a portfolio of this organization', path: 'portfolioIds' },
-      ]);
-    }
-    return unique;
   }
 }
