@@ -1,4 +1,4 @@
-import type { CreatedWebhookView } from '@dc/contracts';
+import type { CreatedWebhookView, WebhookDeliveryView } from '@dc/contracts';
 import { OperatorClient, ReceivedRequest, ServiceProcess, Stack, withDatabase } from '@dc/testing';
 import Stripe from 'stripe';
 
@@ -56,30 +56,7 @@ export async function registerWebhook(
   return res.data;
 }
 
-export interface AttemptView {
-  number: number;
-  series: number;
-  createdAt: string;
-  statusCode: number | null;
-  durationMs: number;
-  errorClass: string | null;
-  error: string | null;
-  address: string | null;
-}
-
-export interface DeliveryView {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  type: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
-  attemptCount: number;
-  series: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  attempts: AttemptView[];
-}
+export type DeliveryView = WebhookDeliveryView;
 
 /** GET /operator/v1/webhooks/{id}/deliveries, every page (newest first). */
 export async function listDeliveries(operator: OperatorClient, webhookId: string): Promise<DeliveryView[]> {
