@@ -32,7 +32,6 @@ export function firstEventIdAt(ms: number): string {
 @Injectable()
 export class Pruner {
   private readonly loop: PollingLoop;
-  private stopping = false;
 
   constructor(
     private readonly repository: PruningRepository,
@@ -47,12 +46,10 @@ export class Pruner {
   }
 
   start(): void {
-    this.stopping = false;
     this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -61,7 +58,7 @@ export class Pruner {
     const days = this.config.webhooks.retentionDays;
     const before = firstEventIdAt(Date.now() - days * 86_400_000);
     let total = 0;
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopping; batch += 1) {
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.loop.stopping; batch += 1) {
       const deleted = await this.repository.pruneBatch(before, days, PRUNE_BATCH);
       if (deleted === null) break;
       total += deleted;

@@ -20,7 +20,6 @@ const FIRST_BATCH = 100;
 @Injectable()
 export class OutboxRelay {
   private readonly loop: PollingLoop;
-  private stopping = false;
   /**
    * Events to take in the next pass. A backlog starts with a small batch, so its first deliveries
    * are enqueued (and sent) within a fraction of a second, and grows while batches come back full.
@@ -39,29 +38,27 @@ export class OutboxRelay {
   }
 
   start(): void {
-    this.stopping = false;
     this.loop.start();
   }
 
   /** Resolves once the pass in progress (if any) has committed or rolled back. */
   async stop(): Promise<void> {
-    this.stopping = true;
     await this.loop.stop();
   }
 
-  /** One pass; public for the start-up repair, which runs it before the worker starts. */
+  /** One pass: relay a batch, then enqueue what has no job yet (at start-up: whatever a crash left). */
   async pass(): Promise<PassResult> {
     const batchSize = this.batchSize;
     const started = performance.now();
     const relayed = await this.relay.relayBatch(batchSize);
     if (relayed.events > 0) this.metrics.relayedEvents.inc(relayed.events);
     const relayMs = performance.now() - started;
-    const enqueued = await this.enqueuer.enqueueAll(() => this.stopping);
+    const enqueued = await this.enqueuer.enqueueAll(() => this.loop.stopping);
     if (relayed.events > 0 || enqueued > 0) {
       this.logger.debug({ ...relayed, enqueued, relayMs: Math.round(relayMs), enqueueMs: Math.round(performance.now() - started - relayMs) }, 'relay pass');
     }
     const full = relayed.events >= batchSize;
     this.batchSize = full ? Math.min(batchSize * 2, this.config.webhooks.relayBatchSize) : Math.min(FIRST_BATCH, this.config.webhooks.relayBatchSize);
-    return full && !this.stopping ? 'more' : 'idle';
+    return full && !this.loop.stopping ? 'more' : 'idle';
   }
 }

@@ -21,6 +21,7 @@ export class PollingLoop {
   private timer?: NodeJS.Timeout;
   private current?: Promise<void>;
   private stopped = true;
+  private stopRequested = false;
   private failures = 0;
 
   constructor(
@@ -29,20 +30,21 @@ export class PollingLoop {
     private readonly options: PollingLoopOptions,
   ) {}
 
+  /** True from `stop()` until the next `start()`: a pass in progress may end early on it. */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopRequested = false;
     this.schedule(this.options.initialDelayMs ?? 0);
-  }
-
-  /** Runs a pass soon (e.g. a hint that work arrived), unless one is running or the loop is stopped. */
-  wake(): void {
-    if (this.stopped || this.current) return;
-    this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopRequested = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.current;
