@@ -184,8 +184,10 @@ describe('dispatcher processes: crash recovery, replicas, SSRF at delivery time'
     const payment = await quick.pay();
     const req = await fast.waitFor(forResource('payment.registered', payment.id), 6_000);
     expect(req.receivedAt - written).toBeLessThan(2_000);
-    // The hanging receiver was still holding its attempts (none has timed out yet).
+    // The hanging receiver was still holding its attempts (none has timed out yet), and never more
+    // than its cap (a tenth of 8, at least 4), even though 8 of its jobs could start at once.
     expect(Date.now() - hung.requests[0].receivedAt).toBeLessThan(5_000);
+    expect(hung.requests).toHaveLength(4);
     await hung.close(); // the held attempts end at once, so the graceful stop need not wait for their timeout
   });
 

@@ -9,7 +9,7 @@ import { CONFIG, LOGGER } from '../dispatcher.tokens';
 import { DispatcherMetrics } from '../metrics/dispatcher-metrics';
 import { ClaimedAttempt } from './delivery.repository';
 import { DeliveryStore } from './delivery-store';
-import { ReceiverFairness } from './receiver-fairness';
+import { ReceiverFairness, Slot } from './receiver-fairness';
 import { decideAfterAttempt, RetryPolicy } from './retry-schedule';
 import { SecretCache } from './secret-cache';
 import { signedRequest } from './signed-request';
@@ -100,11 +100,23 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
-    const { deliveryId, webhookId, series } = job.data;
-    if (!this.fairness.hasRoom(webhookId)) {
+    const { webhookId } = job.data;
+    // The slot is taken before the first await: jobs started together cannot all pass the cap.
+    const slot = this.fairness.reserve(webhookId);
+    if (!slot) {
       this.metrics.postponed('receiver_busy');
       return this.postpone(job, token, this.fairness.postponeMs(webhookId));
     }
+    try {
+      return await this.attemptOnce(job, token, slot);
+    } finally {
+      slot.release();
+    }
+  }
+
+  /** Claims the attempt, sends it in `slot`, records the outcome and schedules what follows. */
+  private async attemptOnce(job: Job<DeliveryJob>, token: string | undefined, slot: Slot): Promise<void> {
+    const { deliveryId, webhookId, series } = job.data;
     const claim = await this.store.claim({ deliveryId, series });
     switch (claim.kind) {
       case 'none':
@@ -123,7 +135,7 @@ export class DeliveryProcessor extends WorkerHost {
         break;
     }
     const attempt = claim.attempt;
-    const outcome = await this.send(attempt);
+    const outcome = await this.send(attempt, slot);
     this.metrics.attempt(outcome.ok ? 'success' : (outcome.errorClass ?? 'connection'), outcome.durationMs);
     const decision = decideAfterAttempt(outcome.ok, attempt.number, attempt.seriesStart, this.policy);
     const retryInMs = decision.outcome === 'retry' ? decision.delayMs : null;
@@ -145,15 +157,15 @@ export class DeliveryProcessor extends WorkerHost {
     if (retryInMs !== null) return this.postpone(job, token, retryInMs);
   }
 
-  /** Signs and sends the attempt once; the request counts toward its receiver's cap while it runs. */
-  private async send(attempt: ClaimedAttempt): Promise<AttemptOutcome> {
+  /** Signs and sends the attempt once; its duration feeds the receiver's average. */
+  private async send(attempt: ClaimedAttempt, slot: Slot): Promise<AttemptOutcome> {
     const secret = this.secrets.secretOf(attempt.webhookId, attempt.secretCiphertext);
     const { body, headers } = signedRequest(attempt, secret, attempt.standardWebhooks, Math.floor(Date.now() / 1000));
-    const started = this.fairness.begin(attempt.webhookId);
+    slot.begin();
     try {
       return await this.http.post(attempt.url, body, headers);
     } finally {
-      this.fairness.end(attempt.webhookId, started);
+      slot.release();
     }
   }
 

@@ -57,6 +57,34 @@ describe('ReceiverFairness', () => {
     expect(f.isSlow('a')).toBe(false);
   });
 
+  it('jobs that start together take slots before any request is sent: no more than the cap pass', () => {
+    // The race CI found: 8 jobs for a new (slow-capped) receiver all checked for room before the
+    // first one had sent its request, so all 8 went ahead and the hanging receiver held the worker.
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    const slots = Array.from({ length: 8 }, () => f.reserve('hung'));
+    expect(slots.filter((slot) => slot !== null)).toHaveLength(2);
+    expect(f.inFlight('hung')).toBe(2);
+    expect(f.reserve('other')).not.toBeNull();
+  });
+
+  it('a slot is given back whether or not its request was sent, once only', () => {
+    const clock = { t: 0 };
+    const f = fairness(clock);
+    const unsent = f.reserve('a')!;
+    const sent = f.reserve('a')!;
+    sent.begin();
+    clock.t += 5;
+    unsent.release();
+    unsent.release();
+    expect(f.inFlight('a')).toBe(1);
+    sent.release();
+    sent.release();
+    expect(f.inFlight('a')).toBe(0);
+    // Only the sent request fed the average: 5 ms, so the receiver now counts as prompt.
+    expect(f.isSlow('a')).toBe(false);
+  });
+
   it('ending one request frees exactly its slot', () => {
     const clock = { t: 0 };
     const f = fairness(clock);

@@ -1,6 +1,8 @@
 interface ReceiverState {
   /** When each request in flight to this receiver was sent, oldest first. */
   startedAt: number[];
+  /** Slots taken by jobs that have not sent their request yet (they are claiming the attempt). */
+  reserved: number;
   /** Moving average of how long a request to this receiver takes. */
   averageMs: number;
   /** When the jobs this process postponed for this receiver come due again. */
@@ -40,7 +42,11 @@ const FORGET_AFTER_MS = 10 * 60_000;
  * its request duration (the average, or the age of its oldest request if longer) over the cap
  * (bounded), so a backlog for a receiver that times out is
  * not re-fetched in a tight loop, while a fast one that merely hit the cap is tried again within a
- * fraction of a second. Only requests count (`begin` … `end`), not the job's database round trips.
+ * fraction of a second.
+ *
+ * A job takes its slot (`reserve`) before its first await, so jobs that start in the same instant
+ * cannot all see the same free slot; the slot counts toward the cap from then on, but only the
+ * request itself (`Slot.begin` … `Slot.end`) feeds the receiver's average duration.
  */
 export class ReceiverFairness {
   private readonly receivers = new Map<string, ReceiverState>();
@@ -58,10 +64,17 @@ export class ReceiverFairness {
     return { slowCap, fastCap: Math.max(slowCap, Math.ceil(concurrency / 2)) };
   }
 
-  /** Whether a job for `webhookId` may go ahead: its receiver has fewer requests in flight than its cap. */
+  /** Whether a job for `webhookId` may go ahead: its receiver's taken slots are fewer than its cap. */
   hasRoom(webhookId: string): boolean {
     const state = this.state(webhookId);
-    return state.startedAt.length < this.capOf(state);
+    return state.startedAt.length + state.reserved < this.capOf(state);
+  }
+
+  /** Takes a slot for a job to `webhookId` if its receiver has room; `release` it on every path. */
+  reserve(webhookId: string): Slot | null {
+    if (!this.hasRoom(webhookId)) return null;
+    this.state(webhookId).reserved += 1;
+    return new Slot(this, webhookId);
   }
 
   /** A request to `webhookId` is being sent; pass the answer to `end`. */
@@ -77,6 +90,12 @@ export class ReceiverFairness {
     const i = state.startedAt.indexOf(startedAt);
     if (i >= 0) state.startedAt.splice(i, 1);
     state.averageMs += SMOOTHING * (Math.max(0, state.lastUsed - startedAt) - state.averageMs);
+  }
+
+  /** Gives back a reserved slot that did not (or no longer) become a request. */
+  unreserve(webhookId: string): void {
+    const state = this.state(webhookId);
+    state.reserved = Math.max(0, state.reserved - 1);
   }
 
   /** How long to postpone a job over its receiver's cap; remembers it as waiting for this receiver. */
@@ -96,8 +115,10 @@ export class ReceiverFairness {
     return delay;
   }
 
+  /** Slots taken for `webhookId`: requests in flight and jobs about to send one. */
   inFlight(webhookId: string): number {
-    return this.receivers.get(webhookId)?.startedAt.length ?? 0;
+    const state = this.receivers.get(webhookId);
+    return state ? state.startedAt.length + state.reserved : 0;
   }
 
   isSlow(webhookId: string): boolean {
@@ -108,7 +129,7 @@ export class ReceiverFairness {
   sweep(): void {
     const now = this.now();
     for (const [id, state] of this.receivers) {
-      if (state.startedAt.length === 0 && now - state.lastUsed > FORGET_AFTER_MS && state.postponedUntil.every((due) => due <= now)) {
+      if (state.startedAt.length === 0 && state.reserved === 0 && now - state.lastUsed > FORGET_AFTER_MS && state.postponedUntil.every((due) => due <= now)) {
         this.receivers.delete(id);
       }
     }
@@ -131,10 +152,36 @@ export class ReceiverFairness {
     let state = this.receivers.get(webhookId);
     if (!state) {
       // Unknown receivers count as slow until their first answer.
-      state = { startedAt: [], averageMs: this.options.slowAfterMs, postponedUntil: [], lastUsed: 0 };
+      state = { startedAt: [], reserved: 0, averageMs: this.options.slowAfterMs, postponedUntil: [], lastUsed: 0 };
       this.receivers.set(webhookId, state);
     }
     state.lastUsed = this.now();
     return state;
+  }
+}
+
+/** One job's place in its receiver's cap, from `reserve` until `release` (idempotent). */
+export class Slot {
+  private startedAt: number | null = null;
+  private released = false;
+
+  constructor(
+    private readonly fairness: ReceiverFairness,
+    private readonly webhookId: string,
+  ) {}
+
+  /** The job sends its request now: the slot becomes a request in flight. */
+  begin(): void {
+    if (this.released || this.startedAt !== null) return;
+    this.fairness.unreserve(this.webhookId);
+    this.startedAt = this.fairness.begin(this.webhookId);
+  }
+
+  /** Frees the slot: ends the request if one was sent, otherwise gives the reservation back. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.startedAt === null) this.fairness.unreserve(this.webhookId);
+    else this.fairness.end(this.webhookId, this.startedAt);
   }
 }
