@@ -48,7 +48,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig('gateway', { NODE_ENV: 'production' })).toThrow(
       'OPERATOR_TOKEN is required in production and must be at least 32 characters',
     );
-    expect(loadConfig('gateway', { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) }).gateway.operatorToken).toBe(
+    expect(loadConfig('gateway', { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') }).gateway.operatorToken).toBe(
       'x'.repeat(32),
     );
   });
@@ -69,7 +69,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses, in production, a missing or development webhook key and the private-targets flag', () => {
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32) };
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') };
     expect(() => loadConfig('webhook-dispatcher', production)).toThrow('WEBHOOK_SECRET_KEY is required in production');
     expect(() => loadConfig('api-core', { ...production, WEBHOOK_SECRET_KEY: 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=' })).toThrow(
       'WEBHOOK_SECRET_KEY is required in production',
@@ -81,6 +81,30 @@ describe('loadConfig', () => {
     expect(loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key }).webhooks.secretKey).toEqual(Buffer.alloc(32, 1));
     // Services that neither register nor send webhooks need no key.
     expect(loadConfig('gateway', production).env).toBe('production');
+  });
+
+  it('reads the storage settings: local disk by default; S3 needs a bucket; production needs a real signing key', () => {
+    const local = loadConfig('api-core', {}).storage;
+    expect(local).toMatchObject({ driver: 'local', local: { dir: './var/uploads' } });
+    expect(local.local.signingKey).toHaveLength(32);
+    expect(() => loadConfig('importer', { STORAGE_DRIVER: 's3' })).toThrow('S3_BUCKET is required with STORAGE_DRIVER=s3');
+    expect(() => loadConfig('importer', { STORAGE_DRIVER: 'ftp' })).toThrow('STORAGE_DRIVER must be one of local, s3 (got "ftp")');
+    const s3 = loadConfig('importer', { STORAGE_DRIVER: 's3', S3_BUCKET: 'uploads', S3_ENDPOINT: 'http://minio:9000' }).storage.s3;
+    expect(s3).toEqual({ endpoint: 'http://minio:9000', region: 'us-east-1', bucket: 'uploads', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') };
+    expect(() => loadConfig('gateway', production)).toThrow('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local');
+    expect(() => loadConfig('api-core', { ...production, STORAGE_SIGNING_KEY: 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=' })).toThrow(
+      'STORAGE_SIGNING_KEY is required in production',
+    );
+    expect(loadConfig('importer', { ...production, STORAGE_DRIVER: 's3', S3_BUCKET: 'b' }).storage.driver).toBe('s3');
+    expect(loadConfig('webhook-dispatcher', production).env).toBe('production'); // it touches no upload
+  });
+
+  it('reads the import settings with their defaults', () => {
+    expect(loadConfig('importer', {}).imports).toEqual({
+      uploadTtlSeconds: 3_600, maxFileBytes: 1024 ** 3, chunkRows: 5_000, concurrency: 1, statementTimeoutMs: 600_000, analyzeAfterRows: 10_000,
+    });
+    expect(() => loadConfig('importer', { IMPORT_CHUNK_ROWS: '0' })).toThrow('IMPORT_CHUNK_ROWS must be an integer from 1 to 100000 (got "0")');
   });
 
   it('refuses an Idempotency-Key lease that a gateway timeout could outlive', () => {

@@ -40,6 +40,8 @@ export interface AppConfig {
   rateLimit: { unitsPerMinute: number; failOpen: boolean };
   idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
   webhooks: WebhookConfig;
+  storage: StorageConfig;
+  imports: ImportConfig;
   health: { port: number };
   shutdownGraceMs: number;
 }
@@ -68,6 +70,43 @@ export interface WebhookConfig {
   retentionDays: number;
 }
 
+/** Where uploaded CSV files live (docs/adr/0021): one directory on one machine, or an S3 bucket. */
+export interface StorageConfig {
+  driver: 'local' | 's3';
+  local: {
+    /** Files are written under this directory (created if missing). */
+    dir: string;
+    /** HMAC-SHA256 key that signs the gateway's upload URLs (32 bytes). */
+    signingKey: Buffer;
+  };
+  s3: {
+    /** S3-compatible endpoint (MinIO, s3rver); empty for AWS. */
+    endpoint: string;
+    region: string;
+    bucket: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    /** Path-style URLs (bucket in the path): needed by MinIO and most S3-compatible servers. */
+    forcePathStyle: boolean;
+  };
+}
+
+/** The portfolio load flow (docs/imports.md). */
+export interface ImportConfig {
+  /** How long an upload URL, and its storageKey, stay valid. */
+  uploadTtlSeconds: number;
+  /** The largest CSV file accepted, in bytes. */
+  maxFileBytes: number;
+  /** Rows per committed chunk: a killed importer resumes after the last one. */
+  chunkRows: number;
+  /** Imports processed at once by one importer process. */
+  concurrency: number;
+  /** statement_timeout of the importer's merge statements (they write a chunk, or a whole replace). */
+  statementTimeoutMs: number;
+  /** After an import that wrote at least this many rows, the planner's statistics are refreshed. */
+  analyzeAfterRows: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -78,6 +117,8 @@ export class ConfigError extends Error {
 const DEV_OPERATOR_TOKEN = 'dev-operator-token';
 /** Development only (refused in production): 32 bytes, base64. */
 const DEV_WEBHOOK_SECRET_KEY = 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=';
+/** Development only (refused in production): 32 bytes, base64. */
+const DEV_STORAGE_SIGNING_KEY = 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=';
 /** Distinct defaults so all services can run side by side on one development machine. */
 const DEFAULT_HEALTH_PORTS: Record<string, number> = { 'api-core': 3100, importer: 3101, 'webhook-dispatcher': 3102 };
 
@@ -210,6 +251,15 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       leaseMs: r.int('IDEMPOTENCY_LEASE_MS', 60_000, 1_000, 600_000),
     },
     webhooks: webhookConfig(r, nodeEnv, serviceName),
+    storage: storageConfig(r, nodeEnv, serviceName),
+    imports: {
+      uploadTtlSeconds: r.int('IMPORT_UPLOAD_TTL_SECONDS', 3_600, 10, 604_800),
+      maxFileBytes: r.int('IMPORT_MAX_FILE_BYTES', 1024 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
+      chunkRows: r.int('IMPORT_CHUNK_ROWS', 5_000, 1, 100_000),
+      concurrency: r.int('IMPORT_CONCURRENCY', 1, 1, 64),
+      statementTimeoutMs: r.int('IMPORT_STATEMENT_TIMEOUT_MS', 600_000, 1_000, 3_600_000),
+      analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
+    },
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };
@@ -274,6 +324,38 @@ function webhookConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Webhoo
     relayIntervalMs: r.int('WEBHOOK_RELAY_INTERVAL_MS', 250, 10, 60_000),
     relayBatchSize: r.int('WEBHOOK_RELAY_BATCH_SIZE', 500, 1, 10_000),
     retentionDays: r.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3_650),
+  };
+}
+
+/** The services that sign upload URLs or read uploaded files. */
+const STORAGE_SERVICES = ['gateway', 'api-core', 'importer'];
+
+function storageConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): StorageConfig {
+  const driver = r.oneOf<'local' | 's3'>('STORAGE_DRIVER', ['local', 's3'], 'local');
+  const signingKeyText = r.string('STORAGE_SIGNING_KEY', '');
+  const bucket = r.string('S3_BUCKET', '');
+  const endpoint = r.string('S3_ENDPOINT', '');
+  if (endpoint) r.url('S3_ENDPOINT', endpoint, ['http:', 'https:']);
+  if (STORAGE_SERVICES.includes(serviceName)) {
+    if (driver === 'local' && nodeEnv === 'production' && (!signingKeyText || signingKeyText === DEV_STORAGE_SIGNING_KEY)) {
+      r.problems.push('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local (32 bytes in base64: "openssl rand -base64 32")');
+    }
+    if (driver === 's3' && !bucket) r.problems.push('S3_BUCKET is required with STORAGE_DRIVER=s3');
+  }
+  return {
+    driver,
+    local: {
+      dir: r.string('STORAGE_LOCAL_DIR', './var/uploads'),
+      signingKey: r.key('STORAGE_SIGNING_KEY', signingKeyText || DEV_STORAGE_SIGNING_KEY),
+    },
+    s3: {
+      endpoint,
+      region: r.string('S3_REGION', 'us-east-1'),
+      bucket,
+      accessKeyId: r.string('S3_ACCESS_KEY_ID', ''),
+      secretAccessKey: r.string('S3_SECRET_ACCESS_KEY', ''),
+      forcePathStyle: r.bool('S3_FORCE_PATH_STYLE', true),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
-import { BatchDebtorDto, DebtorBatchReason, erasureHash } from '@dc/contracts';
-import { batchKeys, BatchState, internalFailure, normalisePhone, parseAmount, planBatch, prepareItems } from './batch-plan';
+import { BatchDebtorDto, DebtorBatchReason, erasureHash, normalisePhone, parseAmount } from '@dc/contracts';
+import { batchKeys, BatchState, internalFailure, planBatch, prepareItems } from './batch-plan';
 
 const debtor = (externalId: string, extra: Partial<BatchDebtorDto> = {}): BatchDebtorDto => ({
   externalId, identityFirstName: 'Ana', identityDocumentType: 'id', identityDocumentNumber: 'N', ...extra,

@@ -1,38 +1,12 @@
 import {
-  BatchDebtorDto, DebtorBatchReason, DebtorBatchResult, DebtorBatchView, erasureHash, isIso4217, PhoneOwner,
+  BatchDebtorDto, DebtorBatchReason, DebtorBatchResult, DebtorBatchView, erasureHash, isIso4217, normalisePhone, parseAmount, PhoneOwner,
 } from '@dc/contracts';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /**
  * Pure per-item decisions of the debtor batch (docs/adr/0012). No I/O: the use case reads the
  * state under advisory locks, this module decides every item in memory, and the repository
  * writes the accepted items with a fixed number of set-based statements.
  */
-
-const E164 = /^\+[1-9]\d{8,14}$/;
-
-/**
- * E.164 per the spec: a +, a country code not starting with 0, 9 to 15 digits in total. Spaces,
- * dots, dashes and parentheses are tolerated and stripped; libphonenumber-js gives the canonical
- * form (so "+34 600 11 22 33" and "+34600112233" are the same number). Validity against the
- * numbering plan is NOT required: the spec's rule is only the shape.
- */
-export function normalisePhone(raw: string): string | null {
-  const compact = raw.replace(/[\s().-]/g, '');
-  if (!E164.test(compact)) return null;
-  const canonical = parsePhoneNumberFromString(compact)?.number;
-  return canonical && E164.test(canonical) ? canonical : compact;
-}
-
-/** An amount as numeric(19,4) text, or null when it has more than 4 decimals or over 15 integer digits. */
-export function parseAmount(value: number): { text: string; scaled: bigint } | null {
-  if (!Number.isFinite(value) || value < 0) return null;
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(String(value));
-  if (!match) return null; // exponent notation: below 1e-6 or above 1e21
-  const [, int, dec = ''] = match;
-  if (dec.length > 4 || int.length > 15) return null;
-  return { text: dec ? `${int}.${dec}` : int, scaled: BigInt(int + dec.padEnd(4, '0')) };
-}
 
 export interface PreparedPhone {
   phone: string;

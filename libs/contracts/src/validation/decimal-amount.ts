@@ -29,3 +29,18 @@ export function HasAtMostFourDecimals(options?: ValidationOptions): PropertyDeco
       validator: { validate: (value: unknown) => hasAtMostFourDecimals(value) },
     });
 }
+
+/**
+ * An amount as numeric(19,4) text, or null when it is negative, has more than 4 decimals or over 15
+ * integer digits. `scaled` is the amount × 10⁴, for exact comparisons. Shared by the debtor batch
+ * (JSON numbers) and the CSV importer (decimal text with a dot, e.g. "1250.5").
+ */
+export function parseAmount(value: number | string): { text: string; scaled: bigint } | null {
+  if (typeof value === 'number' && (!Number.isFinite(value) || value < 0)) return null;
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(typeof value === 'number' ? String(value) : value);
+  if (!match) return null; // exponent notation (numbers below 1e-6 or above 1e21), signs, commas
+  const [, int, dec = ''] = match;
+  if (dec.length > 4 || int.length > 15) return null;
+  const digits = int.replace(/^0+(?=\d)/, '');
+  return { text: dec ? `${digits}.${dec}` : digits, scaled: BigInt(int + dec.padEnd(4, '0')) };
+}

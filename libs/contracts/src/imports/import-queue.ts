@@ -1,0 +1,7 @@
+/** The BullMQ queue of CSV imports: filled by api-core at enqueue, drained by the importer. */
+export const IMPORTS_QUEUE = 'imports';
+
+/** Everything else (file, mapping, mode, progress) is read from the imports row when the job runs. */
+export interface ImportJob {
+  importId: string;
+}

@@ -1,0 +1,2 @@
+export * from './csv-dialect';
+export * from './column-mapping';
