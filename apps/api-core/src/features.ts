@@ -6,6 +6,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DebtorBatchModule } from './debtor-batch/debtor-batch.module';
 import { DebtorsModule } from './debtors/debtors.module';
 import { DebtsModule } from './debts/debts.module';
+import { ImportsModule } from './imports/imports.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PortfoliosModule } from './portfolios/portfolios.module';
@@ -31,6 +32,7 @@ export const FEATURE_MODULES = [
   PromisesModule,
   CampaignsModule,
   WebhooksModule,
+  ImportsModule,
 ] as const;
 
 /** The handler classes (a feature module's controllers) of every feature module. */

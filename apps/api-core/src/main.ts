@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { API_CORE_QUEUE_GROUP } from '@dc/contracts';
+import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import { loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
 import { createLogger, currentDeadline, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createStorage } from '@dc/storage';
 import { NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
+import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { AppModule } from './app.module';
 import { PostgresGate } from './postgres-gate';
@@ -24,6 +26,18 @@ async function main(): Promise<void> {
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const payloads = new PayloadStore(redis, config.redis.keyPrefix);
+  // The import queue's producer (enqueue adds one job per import; apps/importer works them). Its own
+  // connection, every command bounded; connected at once (BullMQ waits for a first "ready"), not
+  // needed to be ready: without it enqueue answers 503. The prefix is the importer's.
+  const queueConnection = new IORedis(config.redis.url, {
+    maxRetriesPerRequest: 2,
+    connectTimeout: config.redis.connectTimeoutMs,
+    commandTimeout: config.redis.commandTimeoutMs,
+  });
+  queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error (import queue)'));
+  const importQueue = new Queue<ImportJob>(IMPORTS_QUEUE, { connection: queueConnection, prefix: config.redis.keyPrefix });
+  importQueue.on('error', (err) => logger.warn({ err: err.message }, 'import queue error'));
+  const storage = createStorage(config);
   const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', payloads });
   const server = new NamespacedNatsServer({
     url: config.nats.url,
@@ -37,7 +51,7 @@ async function main(): Promise<void> {
   });
   const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);
   await gate.check(); // unreachable now: do not join the queue group at all
-  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus }), {
+  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, storage, importQueue }), {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });
@@ -60,6 +74,8 @@ async function main(): Promise<void> {
     await bus.drain();
     await database.close();
     redis.disconnect();
+    await importQueue.close();
+    queueConnection.disconnect();
     await health.close();
   });
 }

@@ -1,3 +1,5 @@
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { createGenerator, SchemaGenerator } from 'ts-json-schema-generator';
 import path from 'node:path';
@@ -36,6 +38,7 @@ export class ContractSchemas implements SchemaSource {
         hasAtMostFourDecimals: { type: 'number', description: 'At most 4 decimal places; at most 99999999999.9999, the largest amount a JSON number carries exactly.' },
       },
     }) as Record<string, Schema>;
+    acceptNullWhereSkipped(this.dtos);
     this.types = createGenerator({
       path: path.join(root, 'libs/contracts/src/**/*.ts'),
       tsconfig: path.join(root, 'tsconfig.json'),
@@ -71,5 +74,27 @@ export class ContractSchemas implements SchemaSource {
 
   all(): Record<string, Schema> {
     return this.collected;
+  }
+}
+
+/**
+ * class-validator-jsonschema ignores @ValidateIf. A field whose condition skips null but still
+ * checks an absent value (`@ValidateIf((_, v) => v !== null)`: "null discards the column") is
+ * required and may be null. Read from the condition itself, so the document says what the pipe
+ * does. (@IsOptional is a condition too, skipping both: such fields are left as they are.)
+ */
+function acceptNullWhereSkipped(dtos: Record<string, Schema>): void {
+  const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<unknown, ValidationMetadata[]> };
+  for (const metadatas of storage.validationMetadatas.values()) {
+    for (const meta of metadatas) {
+      if (meta.type !== ValidationTypes.CONDITIONAL_VALIDATION) continue;
+      const condition = meta.constraints[0] as (object: object, value: unknown) => boolean;
+      const dto = dtos[(meta.target as { name: string }).name] as { properties?: Record<string, Schema>; required?: string[] } | undefined;
+      const property = dto?.properties?.[meta.propertyName];
+      if (!dto || !property || condition({}, null) || !condition({}, undefined)) continue;
+      if (Array.isArray(property.enum)) property.enum = [...(property.enum as unknown[]), null];
+      if (typeof property.type === 'string') property.type = [property.type, 'null'];
+      if (!dto.required?.includes(meta.propertyName)) dto.required = [...(dto.required ?? []), meta.propertyName];
+    }
   }
 }

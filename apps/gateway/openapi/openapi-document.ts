@@ -219,9 +219,7 @@ function operation(
       .join('\n\n'),
     tags: [tagOf(controller)],
     parameters,
-    ...(body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: refDto(schemas, paramTypes[body.index].name) } } } }
-      : {}),
+    ...(body ? { requestBody: requestBody(schemas, paramTypes[body.index].name) } : {}),
     responses: {
       [String(status)]: { description: 'Success', headers: successHeaders, content: { 'application/json': { schema: data } } },
       ...Object.fromEntries(
@@ -266,6 +264,12 @@ function errorResponses(codes: ErrorCode[]): Record<string, Schema> {
             },
       ]),
   );
+}
+
+/** A body whose DTO requires no field may be left out (the validation pipe reads a missing body as {}). */
+function requestBody(schemas: SchemaSource, name: string): Schema {
+  const required = ((schemas.dtoSchema(name, { collect: false }).required as string[] | undefined) ?? []).length > 0;
+  return { required, content: { 'application/json': { schema: refDto(schemas, name) } } };
 }
 
 function refDto(schemas: SchemaSource, name: string): Schema {

@@ -21,6 +21,7 @@ import { registerHealthRoutes, registerMetricsRoute } from './http/health';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { registerUploads } from './uploads';
 
 export interface GatewayOptions {
   /** Public controllers beside PUBLIC_CONTROLLERS: only the test entry point (apps/gateway/testing/main.ts) adds any. */
@@ -69,9 +70,11 @@ async function run(options: GatewayOptions): Promise<void> {
     metrics,
   };
 
+  // API keys guard /public/v1 only: the upload route under /public/uploads is authorised by its signed URL.
   const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public/v1', deps, bus, redis, (fastify) =>
-    checkBeforeBody(fastify, '/public/', (request) => deps.authenticator.authenticate(request)),
+    checkBeforeBody(fastify, '/public/v1/', (request) => deps.authenticator.authenticate(request)),
   );
+  await registerUploads(publicApp.getHttpAdapter().getInstance(), config, logger);
   const operatorToken = new OperatorToken(config.gateway.operatorToken);
   const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
     checkBeforeBody(fastify, '/operator/', (request) => operatorToken.verify(request.headers.authorization)),

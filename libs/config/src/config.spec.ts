@@ -90,7 +90,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig('importer', { STORAGE_DRIVER: 's3' })).toThrow('S3_BUCKET is required with STORAGE_DRIVER=s3');
     expect(() => loadConfig('importer', { STORAGE_DRIVER: 'ftp' })).toThrow('STORAGE_DRIVER must be one of local, s3 (got "ftp")');
     const s3 = loadConfig('importer', { STORAGE_DRIVER: 's3', S3_BUCKET: 'uploads', S3_ENDPOINT: 'http://minio:9000' }).storage.s3;
-    expect(s3).toEqual({ endpoint: 'http://minio:9000', region: 'us-east-1', bucket: 'uploads', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
+    expect(s3).toEqual({ endpoint: 'http://minio:9000', publicEndpoint: '', region: 'us-east-1', bucket: 'uploads', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
     const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') };
     expect(() => loadConfig('gateway', production)).toThrow('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local');
     expect(() => loadConfig('api-core', { ...production, STORAGE_SIGNING_KEY: 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=' })).toThrow(

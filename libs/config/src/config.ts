@@ -82,6 +82,8 @@ export interface StorageConfig {
   s3: {
     /** S3-compatible endpoint (MinIO, s3rver); empty for AWS. */
     endpoint: string;
+    /** The endpoint clients reach, when it differs from `endpoint` (compose: http://localhost:9000 vs http://minio:9000); upload URLs are signed for it. */
+    publicEndpoint: string;
     region: string;
     bucket: string;
     accessKeyId: string;
@@ -336,6 +338,8 @@ function storageConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Storag
   const bucket = r.string('S3_BUCKET', '');
   const endpoint = r.string('S3_ENDPOINT', '');
   if (endpoint) r.url('S3_ENDPOINT', endpoint, ['http:', 'https:']);
+  const publicEndpoint = r.string('S3_PUBLIC_ENDPOINT', '');
+  if (publicEndpoint) r.url('S3_PUBLIC_ENDPOINT', publicEndpoint, ['http:', 'https:']);
   if (STORAGE_SERVICES.includes(serviceName)) {
     if (driver === 'local' && nodeEnv === 'production' && (!signingKeyText || signingKeyText === DEV_STORAGE_SIGNING_KEY)) {
       r.problems.push('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local (32 bytes in base64: "openssl rand -base64 32")');
@@ -350,6 +354,7 @@ function storageConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Storag
     },
     s3: {
       endpoint,
+      publicEndpoint,
       region: r.string('S3_REGION', 'us-east-1'),
       bucket,
       accessKeyId: r.string('S3_ACCESS_KEY_ID', ''),

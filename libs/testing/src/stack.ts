@@ -1,4 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createTestDatabase } from './test-database';
 import { AppName, GATEWAY_TEST_ENTRY, ServiceProcess } from './service-process';
 
@@ -13,25 +18,46 @@ export interface StackOptions {
   cpuProfileDir?: string;
 }
 
+/** A TCP port nobody listens on right now (the kernel's pick, released at once). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /**
  * The system wired as in production — separate gateway and api-core processes talking over the
  * real NATS, Redis and Postgres — but isolated per test file: its own database, and its own NATS
  * subject namespace and Redis key prefix, so parallel files never answer each other's requests.
+ *
+ * Uploads (local storage driver): a fresh STORAGE_LOCAL_DIR per stack (`storageDir`, removed on
+ * stop), and the first gateway listens on a fixed port named by PUBLIC_BASE_URL in every service's
+ * environment, so the upload URLs api-core signs reach it. Further gateways listen on any port.
  */
 export class Stack {
   readonly gateways: { process: ServiceProcess; publicUrl: string; operatorUrl: string }[] = [];
   readonly apiCores: ServiceProcess[] = [];
   private readonly extra: ServiceProcess[] = [];
+  /** The gateway listening on PUBLIC_BASE_URL's port. */
+  private publicPortHolder: ServiceProcess | undefined;
 
   private constructor(
     readonly env: Record<string, string>,
     readonly databaseUrl: string,
     private readonly dropDatabase: () => Promise<void>,
     private readonly nodeArgs: string[],
+    /** STORAGE_LOCAL_DIR of every service: where the local driver keeps uploaded files. */
+    readonly storageDir: string,
+    /** The port of PUBLIC_BASE_URL. */
+    private readonly publicPort: number,
   ) {}
 
   static async start(options: StackOptions = {}): Promise<Stack> {
     const db = await createTestDatabase();
+    const storageDir = await mkdtemp(path.join(tmpdir(), 'dc-stack-uploads-'));
+    const publicPort = await freePort();
     const namespace = `t${process.pid}${randomBytes(3).toString('hex')}`;
     const env: Record<string, string> = {
       NODE_ENV: 'test',
@@ -50,10 +76,12 @@ export class Stack {
       HEALTH_PORT: '0',
       HOST: '127.0.0.1',
       SHUTDOWN_GRACE_MS: '3000',
+      STORAGE_LOCAL_DIR: storageDir,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${publicPort}`,
       ...options.env,
     };
     const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-    const stack = new Stack(env, db.url, db.drop, nodeArgs);
+    const stack = new Stack(env, db.url, db.drop, nodeArgs, storageDir, publicPort);
     try {
       await Promise.all([
         ...Array.from({ length: options.apiCoreReplicas ?? 1 }, () => stack.startApiCore()),
@@ -81,15 +109,23 @@ export class Stack {
     return core;
   }
 
+  /**
+   * A gateway. The first one (or one started after it died, unless `env` sets PORT) takes
+   * PUBLIC_BASE_URL's port and becomes `gateways[0]`; the others listen on any free port.
+   */
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; publicUrl: string; operatorUrl: string }> {
-    const gateway = new ServiceProcess('gateway', { ...this.env, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
+    const takesPublicPort = env.PORT === undefined && !this.publicPortHolder?.running;
+    const port: Record<string, string> = takesPublicPort ? { PORT: String(this.publicPort) } : {};
+    const gateway = new ServiceProcess('gateway', { ...this.env, ...port, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
+    if (takesPublicPort) this.publicPortHolder = gateway;
     const line = await gateway.waitForLog((l) => l.msg === 'gateway listening');
     const entry = {
       process: gateway,
       publicUrl: `http://127.0.0.1:${String(line.publicPort)}`,
       operatorUrl: `http://127.0.0.1:${String(line.operatorPort)}`,
     };
-    this.gateways.push(entry);
+    if (takesPublicPort) this.gateways.unshift(entry);
+    else this.gateways.push(entry);
     return entry;
   }
 
@@ -112,5 +148,6 @@ export class Stack {
     const signal = this.nodeArgs.length ? 'SIGTERM' : 'SIGKILL';
     await Promise.all([...this.gateways.map((g) => g.process), ...this.apiCores, ...this.extra].map((p) => p.stop(signal)));
     await this.dropDatabase();
+    await rm(this.storageDir, { recursive: true, force: true });
   }
 }

@@ -2,10 +2,13 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
+import type { ImportJob } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
+import type { ObjectStorage } from '@dc/storage';
 import { NatsBus } from '@dc/transport';
+import type { Queue } from 'bullmq';
 import { RpcReplyInterceptor } from '../rpc/rpc-reply.interceptor';
-import { CONFIG, LOGGER, TRANSACTIONS } from '../tokens';
+import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE, TRANSACTIONS } from '../tokens';
 import { LookupsRepository } from './lookups.repository';
 
 /** The process-wide objects main.ts builds (tests build their own). */
@@ -14,11 +17,16 @@ export interface ApiCoreDependencies {
   logger: Logger;
   database: Database;
   bus: NatsBus;
+  /** Uploaded CSV files (upload targets, size and header checks at enqueue). */
+  storage: ObjectStorage;
+  /** Producer of IMPORTS_QUEUE: enqueue adds one job per import. */
+  importQueue: Queue<ImportJob>;
 }
 
 /**
- * What every feature module may inject without importing it: the process-wide objects, the
- * transaction runner (TRANSACTIONS), the shared lookups, and the reply interceptor of every handler.
+ * What every feature module may inject without importing it: the process-wide objects (the file
+ * storage and the import queue among them), the transaction runner (TRANSACTIONS), the shared
+ * lookups, and the reply interceptor of every handler.
  */
 @Global()
 @Module({})
@@ -32,10 +40,12 @@ export class SharedModule {
         { provide: Database, useValue: deps.database },
         { provide: TRANSACTIONS, useValue: deps.database },
         { provide: NatsBus, useValue: deps.bus },
+        { provide: STORAGE, useValue: deps.storage },
+        { provide: IMPORT_QUEUE, useValue: deps.importQueue },
         { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
         LookupsRepository,
       ],
-      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, LookupsRepository],
+      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, LookupsRepository],
     };
   }
 }

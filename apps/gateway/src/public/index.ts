@@ -3,6 +3,7 @@ import { CampaignsController } from './campaigns/campaigns.controller';
 import { DebtorBatchController } from './debtors/debtor-batch.controller';
 import { DebtorsController } from './debtors/debtors.controller';
 import { DebtsController } from './debts/debts.controller';
+import { ImportsController } from './imports/imports.controller';
 import { MeController } from './me/me.controller';
 import { PaymentsController } from './payments/payments.controller';
 import { PortfoliosController } from './portfolios/portfolios.controller';
@@ -23,4 +24,5 @@ export const PUBLIC_CONTROLLERS = [
   PromisesController,
   CampaignsController,
   DebtorBatchController,
+  ImportsController,
 ];

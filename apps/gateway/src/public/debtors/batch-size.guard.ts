@@ -2,7 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppError, DebtorBatchLimits, ErrorCode } from '@dc/contracts';
 import type { FastifyRequest } from 'fastify';
 
-const LOAD_FLOW = 'Send larger loads through the portfolio load flow (POST /v1/portfolios/{id}/imports).';
+const LOAD_FLOW =
+  'Send larger loads as a CSV file through the portfolio load flow: POST /v1/portfolios/{id}/imports/upload-url, upload the file, ' +
+  'then POST /v1/portfolios/{id}/imports.';
 
 /**
  * Size checks of the debtor batch (spec rule 13), before schema validation: guards run before

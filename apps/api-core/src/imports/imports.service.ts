@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportUploadUrlInput, ImportUploadView, ImportView,
+} from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import { checkMapping, CsvFileError, readHeader } from '@dc/imports';
+import type { Logger } from '@dc/observability';
+import type { ObjectStorage } from '@dc/storage';
+import type { Queue } from 'bullmq';
+import { LookupsRepository } from '../shared/lookups.repository';
+import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
+import { ImportsRepository } from './imports.repository';
+
+/** The content type the upload must declare (signed into S3's URL, checked by the gateway's upload route). */
+export const UPLOAD_CONTENT_TYPE = 'text/csv';
+
+/** failureReason of an import whose job could not be added to the queue. */
+export const NOT_QUEUED = 'could not be queued; enqueue the file again';
+
+/** The 400 of a storageKey enqueue cannot accept: the message and the issue (path storageKey) say why. */
+export function refusedKey(message: string): AppError {
+  return AppError.validation(message, [{ path: 'storageKey', message }]);
+}
+
+/** checkMapping's issues as a 400, summarised the way the gateway's validation summarises a body's. */
+function mappingRefused(issues: ErrorIssue[]): AppError {
+  const summary = issues.length === 1 ? issues[0].message : `${issues.length} problems: ${issues.map((i) => i.message).join('; ')}`;
+  return AppError.validation(summary.length > 500 ? `${issues.length} problems in columnMapping; see issues.` : summary, issues);
+}
+
+/**
+ * Settles within `ms` or rejects: BullMQ waits, without a bound, for a connection that has never
+ * been ready (Redis down since start-up); once it has been, every command is bounded by the
+ * connection's commandTimeout.
+ */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The portfolio load flow at api-core (docs/imports.md): issues upload places, checks an uploaded
+ * file and its mapping before anything is queued, records the import and adds its job (the
+ * importer, apps/importer, does the rest), and reads imports back. Every portfolio is reached
+ * through the caller's key, like the debtor batch's.
+ */
+@Injectable()
+export class ImportsService {
+  constructor(
+    private readonly imports: ImportsRepository,
+    private readonly lookups: LookupsRepository,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+    @Inject(IMPORT_QUEUE) private readonly queue: Queue<ImportJob>,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** A new storage key of the portfolio, with where and how to PUT the file; both valid IMPORT_UPLOAD_TTL_SECONDS. */
+  async uploadUrl(auth: AuthContext, { portfolioId, body }: ImportUploadUrlInput): Promise<ImportUploadView> {
+    if (!(await this.lookups.findReachablePortfolio(auth, portfolioId))) throw AppError.notFound('portfolio');
+    const expiresAt = new Date(Date.now() + this.config.imports.uploadTtlSeconds * 1000);
+    const upload = { portfolioId, apiKeyId: auth.apiKeyId, fileName: body.fileName ?? null, expiresAt };
+    const storageKey = await this.imports.insertUpload(upload);
+    const target = await this.storage.uploadTarget(storageKey, { expiresAt, contentType: UPLOAD_CONTENT_TYPE });
+    return {
+      storageKey,
+      uploadUrl: target.url,
+      method: target.method,
+      headers: target.headers,
+      expiresAt: expiresAt.toISOString(),
+      maxBytes: this.config.imports.maxFileBytes,
+    };
+  }
+
+  /**
+   * Checks the key, the file and the mapping (400 naming what is wrong, nothing recorded), then
+   * records the queued import and, once committed, adds its job. When the job cannot be added the
+   * import is marked failed and the answer is 503. A key may be enqueued again while it is valid
+   * (spec: without Idempotency-Key every request enqueues a new import), e.g. in another mode.
+   */
+  async enqueue(auth: AuthContext, { portfolioId, body }: EnqueueImportInput): Promise<ImportView> {
+    if (!(await this.lookups.findReachablePortfolio(auth, portfolioId))) throw AppError.notFound('portfolio');
+    const { storageKey } = body;
+    const upload = await this.imports.findUpload(portfolioId, storageKey);
+    if (!upload) throw refusedKey('storageKey was not issued by upload-url for this portfolio');
+    if (upload.expiresAt.getTime() <= Date.now()) {
+      throw refusedKey(`storageKey expired at ${upload.expiresAt.toISOString()}: request a new upload-url and upload the file again`);
+    }
+    const header = await this.readHeader(storageKey);
+    const issues = checkMapping(body.columnMapping, header.columns);
+    if (issues.length) throw mappingRefused(issues);
+
+    const created = await this.imports.insertImport({
+      portfolioId,
+      uploadId: upload.id,
+      storageKey,
+      columnMapping: body.columnMapping,
+      conflictResolution: body.conflictResolution ?? 'add',
+      delimiter: header.delimiter,
+    });
+
+    await this.addJob(created.id);
+    return created;
+  }
+
+  async get(auth: AuthContext, id: string): Promise<ImportView> {
+    const found = await this.imports.findReachable(auth, id);
+    if (!found) throw AppError.notFound('import');
+    return found;
+  }
+
+  /** The import's job (job id = import id); when it cannot be added, the import fails and the caller hears 503. */
+  private async addJob(importId: string): Promise<void> {
+    const job: ImportJob = { importId };
+    try {
+      await within(this.queue.add('import', job, { jobId: importId, removeOnComplete: true, removeOnFail: true }), this.config.redis.commandTimeoutMs * 2);
+    } catch (err) {
+      this.logger.error({ err: err instanceof Error ? err.message : String(err), importId }, 'import job could not be queued');
+      await this.imports.failQueued(importId, NOT_QUEUED);
+      throw new AppError(ErrorCode.ServiceUnavailable, `The import ${importId} ${NOT_QUEUED} (the job queue is unavailable).`, undefined, 5);
+    }
+  }
+
+  /** The uploaded file's header, after the size check; every refusal names storageKey. */
+  private async readHeader(storageKey: string): Promise<{ columns: string[]; delimiter: string }> {
+    const file = await this.storage.stat(storageKey);
+    if (!file) throw refusedKey('no file has been uploaded under this storageKey: PUT the file to its uploadUrl first');
+    const max = this.config.imports.maxFileBytes;
+    if (file.sizeBytes > max) throw refusedKey(`the file uploaded under this storageKey has ${file.sizeBytes} bytes, more than the limit of ${max} bytes`);
+    try {
+      return await readHeader(await this.storage.openRead(storageKey));
+    } catch (err) {
+      if (err instanceof CsvFileError) throw refusedKey(`the file uploaded under this storageKey cannot be read as CSV: ${err.message}`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { Body, Controller, Param } from '@nestjs/common';
+import {
+  AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, REQUIRED_DEBT_FIELDS,
+  REQUIRED_IMPORT_FIELDS,
+} from '@dc/contracts';
+import { Caller } from '../../core-client/caller.decorator';
+import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { PublicRoute } from '../../routes/public-route.decorator';
+
+const GUIDE = 'The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.';
+
+const STATUSES =
+  '**Statuses**: `queued` (accepted, waiting for an importer) → `processing` → `completed` (the whole file was read; rows may ' +
+  'still have been refused, see `errors`) | `failed` (the load stopped: the file cannot be read or parsed, or the import could not ' +
+  'be queued; `failureReason` says why). An import is processed by one importer at a time and resumes where it stopped after a restart.';
+
+const COUNTERS =
+  '**Counters**, updated while processing: `created` (rows that created their debt, or their debtor when the row has no debt), ' +
+  '`updated` (rows that updated an existing debt or debtor), `errors` (rows refused; the others still load), `processedRows` = ' +
+  'created + updated + errors, `totalRows` (data rows read so far; final once the file is read). `errorDetails` holds the first ' +
+  `${ImportLimits.maxErrorDetails} refusals as \`row <n>: <column>: <message>\`, n the record number in the file with the header as row 1 ` +
+  '(the first data row is row 2), column the CSV header name; `errors` is the total.';
+
+const MODES =
+  '`conflictResolution` (default `add`): `add` creates every row and never matches existing debtors (a row whose ' +
+  '`debtor_external_id` or `debt_external_id` is already live in the portfolio is refused); `update` matches the debtor by document ' +
+  '(identity_document_type + identity_document_number) and each debt by `debt_external_id`, updating in place; `reconcile` is ' +
+  '`update`, and every live active debt of the portfolio whose external id is not in the file becomes paid; `replace` soft-deletes ' +
+  'the portfolio\'s debtors and debts and loads the file afresh, in one transaction: the old set disappears only when the new load ' +
+  'has succeeded.';
+
+@Controller()
+export class ImportsController {
+  constructor(private readonly core: CoreClient) {}
+
+  @PublicRoute({
+    method: 'POST',
+    path: 'portfolios/:id/imports/upload-url',
+    scope: 'write',
+    rpc: ImportsRpc.uploadUrl,
+    doc: {
+      summary: 'Get a place to upload a CSV file (step 1 of a portfolio load; step 2 is the PUT)',
+      description: [
+        'Issues a new `storageKey` for the portfolio and the URL to upload its file to. The body is optional (`{}` or none); ' +
+          '`fileName` is kept for operators only.',
+        'Upload the file with one request: `method` (PUT) to `uploadUrl` with exactly the returned `headers` ' +
+          '(`Content-Type: text/csv`), the whole file as the body, no API key. At most `maxBytes` bytes (IMPORT_MAX_FILE_BYTES, ' +
+          'default 1 GiB). The URL and the key are valid until `expiresAt` (IMPORT_UPLOAD_TTL_SECONDS after issue, default 1 hour): ' +
+          'upload, then enqueue with POST /v1/portfolios/{id}/imports, before it.',
+        GUIDE,
+      ].join('\n\n'),
+      returns: 'ImportUploadView',
+    },
+  })
+  uploadUrl(@Param('id') id: string, @Body() body: ImportUploadUrlDto, @Caller() caller: PublicCaller) {
+    if (!isId('pf', id)) throw AppError.notFound('portfolio');
+    return this.core.send(ImportsRpc.uploadUrl, caller, { portfolioId: id, body });
+  }
+
+  @PublicRoute({
+    method: 'POST',
+    path: 'portfolios/:id/imports',
+    scope: 'write',
+    rpc: ImportsRpc.enqueue,
+    idempotent: true,
+    doc: {
+      summary: 'Enqueue the load of an uploaded CSV file (step 3)',
+      description: [
+        'Checks everything that can be checked before the load, then answers 202 with the import in status `queued`; poll it with ' +
+          'GET /v1/imports/{id}. Nothing is queued when any check fails.',
+        '400 `validation_error` naming `storageKey` (issue path `storageKey`) when the key was not issued by upload-url for this ' +
+          'portfolio (an invented key, or another portfolio\'s), has expired, has no file uploaded under it, names a file larger ' +
+          'than the limit, or names a file whose header line cannot be read (empty file, a column without a name, a name twice). ' +
+          'A valid key may be enqueued again (the same file in another mode, for example): each accepted request is a new import.',
+        '400 `validation_error` with issues under `columnMapping` when the mapping cannot make a valid row: a `targetField` outside ' +
+          `the closed list (null discards the column; unmapped columns are ignored too), a field or a source column mapped twice, a ` +
+          `\`sourceColumn\` that is not in the file's header, any of ${REQUIRED_IMPORT_FIELDS.join(', ')} unmapped, or a debt field ` +
+          `mapped without all of ${REQUIRED_DEBT_FIELDS.join(', ')}. At most ${ImportLimits.maxMappings} entries.`,
+        `Canonical fields (targetField): ${IMPORT_FIELDS.map((f) => `\`${f}\``).join(', ')}. Modes: ${IMPORT_MODES.join(', ')}.`,
+        MODES,
+        'Idempotency-Key as on the debtor batch: the same request with the same key within 24 h answers the same import with ' +
+          '`Idempotent-Replayed: true` and enqueues nothing; the same key with another body or portfolio is 409. Without the header ' +
+          'every accepted request enqueues a new import. 503 `service_unavailable` when the job queue is unreachable: the import ' +
+          'is then `failed` and the same storageKey may be enqueued again.',
+        STATUSES,
+        GUIDE,
+      ].join('\n\n'),
+      returns: 'ImportView',
+    },
+  })
+  enqueue(@Param('id') id: string, @Body() body: EnqueueImportDto, @Caller() caller: PublicCaller) {
+    if (!isId('pf', id)) throw AppError.notFound('portfolio');
+    return this.core.send(ImportsRpc.enqueue, caller, { portfolioId: id, body });
+  }
+
+  @PublicRoute({
+    method: 'GET',
+    path: 'imports/:id',
+    scope: 'read',
+    rpc: ImportsRpc.get,
+    doc: {
+      summary: 'One import: status and progress (step 4: poll)',
+      description: [
+        'The import while it is queued, processing and after it ended. 404 when its portfolio is outside the key\'s reach.',
+        STATUSES,
+        COUNTERS,
+        'Payments are not part of a load and a load emits no webhook. Poll every few seconds; a completed or failed import no ' +
+          'longer changes.',
+      ].join('\n\n'),
+      returns: 'ImportView',
+    },
+  })
+  get(@Param('id') id: string, @Caller() caller: PublicCaller) {
+    if (!isId('imp', id)) throw AppError.notFound('import');
+    return this.core.send(ImportsRpc.get, caller, { id });
+  }
+}

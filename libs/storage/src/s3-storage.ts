@@ -1,0 +1,116 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { StorageConfig } from '@dc/config';
+import type { Readable } from 'node:stream';
+import type { ObjectStorage, StoredFile, UploadTarget, UploadTargetOptions } from './object-storage';
+import { StoredFileNotFoundError } from './storage-errors';
+import { assertStorageKey } from './storage-key';
+
+/**
+ * StorageConfig's s3 section. `publicEndpoint` (S3_PUBLIC_ENDPOINT) is the endpoint as clients reach
+ * it, when it differs from the one the services use (compose: the services reach
+ * `http://minio:9000`, a client on the host `http://localhost:9000`); upload URLs are signed for it.
+ * Empty: the same as `endpoint`.
+ */
+export type S3StorageOptions = Omit<StorageConfig['s3'], 'publicEndpoint'> & { publicEndpoint?: string };
+
+/** SigV4 presigned URLs are valid for at most 7 days. */
+const MAX_PRESIGN_SECONDS = 604_800;
+/** Bound on metadata calls (stat, delete, check); reading a body has no overall bound. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * An S3-compatible bucket (AWS S3, MinIO). Clients upload with one presigned PUT whose
+ * Content-Type is signed, so a PUT with another (or none) is refused by the server. Several
+ * importer replicas on several hosts read the same objects.
+ */
+export class S3Storage implements ObjectStorage {
+  readonly driver = 's3' as const;
+  private readonly client: S3Client;
+  /** Signs upload URLs for the public endpoint; no request is sent with it. */
+  private readonly presignClient: S3Client;
+  private readonly bucket: string;
+
+  constructor(options: S3StorageOptions) {
+    this.bucket = options.bucket;
+    this.client = new S3Client(clientConfig(options, options.endpoint));
+    this.presignClient = options.publicEndpoint ? new S3Client(clientConfig(options, options.publicEndpoint)) : this.client;
+  }
+
+  async uploadTarget(key: string, { expiresAt, contentType }: UploadTargetOptions): Promise<UploadTarget> {
+    assertStorageKey(key);
+    const expiresIn = Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000)));
+    const url = await getSignedUrl(this.presignClient, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), {
+      expiresIn,
+      // The presigner leaves Content-Type unsigned unless asked: signed, the server refuses any other.
+      signableHeaders: new Set(['content-type']),
+    });
+    return { url, method: 'PUT', headers: { 'Content-Type': contentType } };
+  }
+
+  async stat(key: string): Promise<StoredFile | null> {
+    assertStorageKey(key);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      return { sizeBytes: head.ContentLength ?? 0 };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async openRead(key: string): Promise<Readable> {
+    assertStorageKey(key);
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      // In Node the body is the HTTP response stream (an IncomingMessage), read as it arrives.
+      return object.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw new StoredFileNotFoundError(key);
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertStorageKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  }
+
+  async check(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  }
+
+  /** Closes the client's sockets (tests, shutdown). */
+  close(): void {
+    this.client.destroy();
+    if (this.presignClient !== this.client) this.presignClient.destroy();
+  }
+}
+
+function clientConfig(options: S3StorageOptions, endpoint: string): S3ClientConfig {
+  return {
+    region: options.region,
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: options.forcePathStyle,
+    // Without keys, the SDK's default chain (environment, web identity / IRSA, instance role).
+    ...(options.accessKeyId ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
+    // Otherwise the SDK puts a CRC32 of the empty body into a presigned PUT's URL, and S3 refuses
+    // every real upload to it: checksums only where an operation requires them.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: 5_000 },
+  };
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
