@@ -1,30 +1,56 @@
 import 'reflect-metadata';
-import { Database } from '@dc/database';
-import { runBackgroundService } from '@dc/observability';
+import { NestFactory } from '@nestjs/core';
+import { Database, Prisma } from '@dc/database';
+import { NestPinoLogger, runBackgroundService } from '@dc/observability';
+import { createStorage } from '@dc/storage';
 import IORedis from 'ioredis';
+import { Importer } from './importer';
+import { ImporterModule } from './importer.module';
 
 /**
- * importer: the BullMQ worker for CSV portfolio loads (queue "imports"). This release boots,
- * connects to Postgres and Redis, reports health and shuts down gracefully; the import
- * processor arrives with the portfolio-load issue (ROADMAP.md).
+ * importer: the BullMQ worker for CSV portfolio loads (queue "imports"), docs/adr/0022. Health and
+ * readiness (postgres, redis, storage) on HEALTH_PORT; logs `importer ready` once taking work; on
+ * SIGTERM stops taking jobs, lets each import in progress commit its current chunk and hands its
+ * job back to the queue (another importer, or this one restarted, resumes it), then closes its
+ * connections.
  */
-runBackgroundService('importer', async (config) => {
+runBackgroundService('importer', async (config, logger) => {
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, timeouts);
-  // BullMQ workers need maxRetriesPerRequest: null; the same connection options are used here.
-  // commandTimeout bounds this (non-blocking) connection; a BullMQ worker's blocking connection will
-  // need its own, longer than its blocking wait (docs/adr/0014).
+  // Every query of the importer goes through the pool (sessions, `prepared`): Prisma's query engine,
+  // ~50 MB of RSS, is never loaded.
+  const ping = () => database.prepared(Prisma.sql`SELECT 1`).then(() => undefined);
+  const warm = ping();
+  // The readiness probe's connection: every command bounded (docs/adr/0014).
   const redis = new IORedis(config.redis.url, {
     maxRetriesPerRequest: null,
     lazyConnect: true,
     connectTimeout: config.redis.connectTimeoutMs,
     commandTimeout: config.redis.commandTimeoutMs,
   });
-  await redis.connect();
+  // BullMQ's connection: maxRetriesPerRequest null and no commandTimeout, because the worker
+  // duplicates it for its blocking connection, whose waits are longer than any command timeout.
+  const queueConnection = new IORedis(config.redis.url, {
+    maxRetriesPerRequest: null,
+    lazyConnect: true,
+    connectTimeout: config.redis.connectTimeoutMs,
+  });
+  for (const connection of [redis, queueConnection]) connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  await Promise.all([redis.connect(), queueConnection.connect(), warm]);
+  const storage = createStorage(config);
+
+  const app = await NestFactory.createApplicationContext(ImporterModule.register({ config, logger, database, queueConnection, storage }), {
+    logger: new NestPinoLogger(logger),
+  });
+  const importer = app.get(Importer);
+  await importer.start();
+
   return {
-    checks: { postgres: () => database.ping(), redis: async () => void (await redis.ping()) },
+    checks: { postgres: ping, redis: async () => void (await redis.ping()), storage: () => storage.check() },
     stop: async () => {
-      await redis.quit();
+      await importer.stop(); // no new job; runs in progress committed their chunk and handed their job back
+      await app.close(); // closes the queue
+      await Promise.all([queueConnection.quit(), redis.quit()]);
       await database.close();
     },
   };

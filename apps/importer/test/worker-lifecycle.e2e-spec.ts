@@ -21,12 +21,15 @@ describe('worker services boot, report health and stop gracefully', () => {
   });
   afterAll(() => stack?.stop());
 
-  it.each(['importer', 'webhook-dispatcher'] as const)('%s: ready with Postgres and Redis, exits 0 on SIGTERM', async (app) => {
+  it.each([
+    ['importer', { postgres: 'ok', redis: 'ok', storage: 'ok' }],
+    ['webhook-dispatcher', { postgres: 'ok', redis: 'ok' }],
+  ] as const)('%s: ready with its dependencies, exits 0 on SIGTERM', async (app, details) => {
     const service = await stack.startService(app, { HEALTH_PORT: '0' });
     const ready = await service.waitForLog((l) => l.msg === `${app} ready`);
     const port = Number(ready.healthPort);
     expect(await getJson(port, '/health/live')).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await getJson(port, '/health/ready')).toEqual({ status: 200, body: { status: 'ok', details: { postgres: 'ok', redis: 'ok' } } });
+    expect(await getJson(port, '/health/ready')).toEqual({ status: 200, body: { status: 'ok', details } });
     expect(await service.stop('SIGTERM')).toBe(0);
     expect(service.logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
   });

@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, QueryResultRow } from 'pg';
+import { Client, Pool, QueryResultRow } from 'pg';
 import { createHash } from 'node:crypto';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 import { DeadlinePool } from './deadline-pool';
@@ -13,6 +13,16 @@ export type Tx = Prisma.TransactionClient;
 /** What a service needs to group repository calls into one transaction (and nothing else of the database). */
 export interface Transactions {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Settings of a session opened with `Database.openSession`. */
+export interface SessionOptions {
+  /** `statement_timeout` of the session (the pool's by default). */
+  statementTimeoutMs?: number;
+  /** `lock_timeout` of the session (the pool's by default). */
+  lockTimeoutMs?: number;
+  /** `application_name`, to tell the session apart in pg_stat_activity. */
+  applicationName?: string;
 }
 
 export interface DatabaseOptions {
@@ -37,7 +47,11 @@ export class Database implements Transactions {
   /** SQL text → statement name; bounded by the finite set of query shapes in the code. */
   private readonly statementNames = new Map<string, string>();
 
-  constructor(url: string, poolSize: number, options: DatabaseOptions = {}) {
+  constructor(
+    private readonly url: string,
+    poolSize: number,
+    private readonly options: DatabaseOptions = {},
+  ) {
     this.pool = new DeadlinePool(
       {
         connectionString: url,
@@ -79,6 +93,26 @@ export class Database implements Transactions {
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.client.$transaction(fn);
+  }
+
+  /**
+   * A connection of its own, outside the pool, for work that holds a session: COPY streams,
+   * explicit transactions spanning JS work, session-level advisory locks (the importer, docs/adr/0022).
+   * Same server settings as the pool unless overridden; the caller ends it (`end()`), and an
+   * error event on it (the server went away) is swallowed: the next query on it fails instead.
+   */
+  async openSession(options: SessionOptions = {}): Promise<Client> {
+    const client = new Client({
+      connectionString: this.url,
+      application_name: options.applicationName ?? 'debt-collection',
+      statement_timeout: options.statementTimeoutMs ?? this.options.statementTimeoutMs,
+      lock_timeout: options.lockTimeoutMs ?? this.options.lockTimeoutMs,
+      idle_in_transaction_session_timeout: this.options.idleInTransactionTimeoutMs,
+      connectionTimeoutMillis: this.options.connectTimeoutMs,
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
   }
 
   async ping(): Promise<void> {

@@ -30,9 +30,12 @@ export function detectDelimiter(headerLine: string): string {
 }
 
 /**
- * csv-parse options shared by the header check and the importer: UTF-8 with or without BOM,
- * RFC 4180 quoting ("" inside quotes), CRLF or LF line ends, blank lines skipped, every record
- * with the header's number of fields.
+ * csv-parse options of the importer: UTF-8 with or without BOM, RFC 4180 quoting ("" inside
+ * quotes), CRLF or LF line ends, blank lines skipped. A record whose number of fields differs
+ * from the header's is still emitted (relax_column_count): the importer refuses that row alone
+ * rather than the whole file. Records are plain arrays: a record's number is its position among
+ * the emitted records (blank lines are not records; the header is record 1), which the reader
+ * counts itself — `info` would cost an object per record.
  */
 export function csvOptions(delimiter: string): Options {
   return {
@@ -40,8 +43,7 @@ export function csvOptions(delimiter: string): Options {
     delimiter,
     encoding: 'utf8',
     skip_empty_lines: true,
-    relax_column_count: false,
-    info: true,
+    relax_column_count: true,
   };
 }
 

@@ -9,3 +9,4 @@ export * from './advisory-lock';
 export * from './eventually';
 export * from './fuzz';
 export * from './webhook-receiver';
+export * from './import-client';

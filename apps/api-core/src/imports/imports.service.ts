@@ -3,7 +3,7 @@ import {
   AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportUploadUrlInput, ImportUploadView, ImportView,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import { checkMapping, CsvFileError, readHeader } from '@dc/imports';
+import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, readHeader } from '@dc/imports';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import type { Queue } from 'bullmq';
@@ -116,7 +116,7 @@ export class ImportsService {
   private async addJob(importId: string): Promise<void> {
     const job: ImportJob = { importId };
     try {
-      await within(this.queue.add('import', job, { jobId: importId, removeOnComplete: true, removeOnFail: true }), this.config.redis.commandTimeoutMs * 2);
+      await within(this.queue.add(IMPORT_JOB_NAME, job, { ...IMPORT_JOB_OPTIONS, jobId: importId }), this.config.redis.commandTimeoutMs * 2);
     } catch (err) {
       this.logger.error({ err: err instanceof Error ? err.message : String(err), importId }, 'import job could not be queued');
       await this.imports.failQueued(importId, NOT_QUEUED);

@@ -1,0 +1,60 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { IMPORTS_QUEUE } from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import { Database } from '@dc/database';
+import { IMPORT_JOB_OPTIONS } from '@dc/imports';
+import type { Logger } from '@dc/observability';
+import type { ObjectStorage } from '@dc/storage';
+import type { Redis } from 'ioredis';
+import { Importer } from './importer';
+import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
+import { ImportsProcessor } from './imports.processor';
+import { ImportsRepository } from './imports.repository';
+import { ImportMerger } from './merging/import-merger';
+import { MergeRepository } from './merging/merge.repository';
+import { FileReader } from './reading/file-reader';
+import { StagingRepository } from './reading/staging.repository';
+import { ImportRecovery } from './recovery/import-recovery';
+import { UploadSweeper } from './recovery/upload-sweeper';
+import { RunImportUseCase } from './run-import.usecase';
+
+/** The process-wide objects main.ts builds and closes. */
+export interface ImporterDependencies {
+  config: AppConfig;
+  logger: Logger;
+  database: Database;
+  /** BullMQ's connection: maxRetriesPerRequest null and no command timeout (the worker duplicates it to block). */
+  queueConnection: Redis;
+  storage: ObjectStorage;
+}
+
+@Module({})
+export class ImporterModule {
+  static register(deps: ImporterDependencies): DynamicModule {
+    return {
+      module: ImporterModule,
+      imports: [
+        // The key prefix keeps importers of parallel test stacks on their own queues.
+        BullModule.forRoot({ connection: deps.queueConnection, prefix: deps.config.redis.keyPrefix }),
+        BullModule.registerQueue({ name: IMPORTS_QUEUE, defaultJobOptions: IMPORT_JOB_OPTIONS }),
+      ],
+      providers: [
+        { provide: CONFIG, useValue: deps.config },
+        { provide: LOGGER, useValue: deps.logger },
+        { provide: STORAGE, useValue: deps.storage },
+        { provide: Database, useValue: deps.database },
+        ImportsRepository,
+        StagingRepository,
+        FileReader,
+        MergeRepository,
+        ImportMerger,
+        RunImportUseCase,
+        ImportsProcessor,
+        ImportRecovery,
+        UploadSweeper,
+        Importer,
+      ],
+    };
+  }
+}

@@ -1,0 +1,82 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import { IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
+import type { AppConfig } from '@dc/config';
+import type { Logger } from '@dc/observability';
+import { DelayedError, Job } from 'bullmq';
+import { ImportInterrupted } from './import-errors';
+import { CONFIG, LOGGER } from './importer.tokens';
+import { ImportBusy, RunImportUseCase } from './run-import.usecase';
+
+/**
+ * BullMQ worker settings (docs/adr/0022), those of the webhook dispatcher (ADR 0020): a killed
+ * importer's job returns to the queue once its lock has expired and a stalled-job check has run,
+ * within lockDuration + 2 × stalledInterval (25 s), and is then resumed by any importer from the
+ * import's checkpoints. maxStalledCount is effectively unbounded: a stalled import is always run
+ * again — the database's checkpoints, not BullMQ, decide what is left to do. Started by the
+ * importer (autorun off), with concurrency IMPORT_CONCURRENCY.
+ */
+export const IMPORT_WORKER_SETTINGS = {
+  autorun: false,
+  lockDuration: 15_000,
+  stalledInterval: 5_000,
+  maxStalledCount: 1_000_000,
+} as const;
+
+/** A run that could not finish (Postgres, Redis or the storage unreachable) is tried again after this long. */
+const RETRY_MS = 5_000;
+/** An import another process is working on is looked at again after this long. */
+const BUSY_MS = 10_000;
+
+/**
+ * One job per import (jobId = import id). A run processes the import from its checkpoints; a run
+ * that did not end it (the importer stopping, another importer holding it, an infrastructure
+ * error) puts the job back in the queue instead of failing it.
+ */
+@Processor(IMPORTS_QUEUE, IMPORT_WORKER_SETTINGS)
+export class ImportsProcessor extends WorkerHost {
+  private readonly stopping = new AbortController();
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly runImport: RunImportUseCase,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  start(): void {
+    const worker = this.worker;
+    worker.concurrency = this.config.imports.concurrency;
+    worker.on('error', (err) => this.logger.warn({ err: err.message }, 'import worker error'));
+    // Only when even handing the job back failed (Redis unreachable): the repair enqueues it again.
+    worker.on('failed', (job, err) => this.logger.warn({ importId: job?.data.importId, err: err.message }, 'import job failed; the repair will enqueue it again'));
+    this.running = worker.run().catch((err: unknown) => this.logger.error({ err }, 'import worker stopped'));
+  }
+
+  /** Stops taking jobs; runs in progress end after their current chunk and hand their job back. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.worker.close();
+    await this.running;
+  }
+
+  async process(job: Job<ImportJob>, token?: string): Promise<void> {
+    const { importId } = job.data;
+    try {
+      await this.runImport.execute(importId, this.stopping.signal);
+    } catch (err) {
+      if (err instanceof ImportInterrupted) return this.postpone(job, token, 0);
+      if (err instanceof ImportBusy) return this.postpone(job, token, BUSY_MS);
+      this.logger.warn({ importId, err: (err as Error).message, retryInMs: RETRY_MS }, 'import run failed; it will resume from its checkpoint');
+      return this.postpone(job, token, RETRY_MS);
+    }
+  }
+
+  /** Back to the queue until `delayMs` from now, without counting a BullMQ attempt. */
+  private async postpone(job: Job<ImportJob>, token: string | undefined, delayMs: number): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  }
+}

@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import type { ColumnMappingDto, ImportMode } from '@dc/contracts';
+import { ImportLimits } from '@dc/contracts';
+import { Database, Prisma } from '@dc/database';
+import { inTransaction, rows, Session } from './sql-session';
+
+export type ImportPhase = 'reading' | 'merging' | 'finishing' | 'done';
+
+/** The imports row as the importer reads it. */
+export interface ImportRecord {
+  id: string;
+  portfolioId: string;
+  storageKey: string;
+  columnMapping: ColumnMappingDto[];
+  mode: ImportMode;
+  status: 'queued' | 'processing' | 'completed' | 'failed';
+  phase: ImportPhase;
+  /** Last record staged (the header is record 1). */
+  checkpointRow: number;
+  /** Last record merged. */
+  mergedRow: number;
+  delimiter: string | null;
+  /** created + updated so far. */
+  written: number;
+}
+
+/** The tables ANALYZEd after a large import (autovacuum lags every bulk load: never rely on fresh statistics). */
+const ANALYZED_TABLES = 'debtors, debts, debtor_phones, debtor_emails';
+
+/**
+ * The imports row and the import's staging rows (docs/adr/0022). Everything of a running import
+ * goes through its own sessions; only the start-up repair uses the pool.
+ */
+@Injectable()
+export class ImportsRepository {
+  constructor(private readonly database: Database) {}
+
+  async load(session: Session, id: string): Promise<ImportRecord | null> {
+    const [row] = await rows<ImportRecord>(
+      session,
+      `SELECT id, portfolio_id AS "portfolioId", storage_key AS "storageKey", column_mapping AS "columnMapping",
+         conflict_resolution AS mode, status, phase, checkpoint_row AS "checkpointRow", merged_row AS "mergedRow", delimiter,
+         created + updated AS written
+       FROM imports WHERE id = $1`,
+      [id],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * The import's session-level advisory lock: held by the one process working on it, for as long
+   * as its session lives. False when another process holds it.
+   */
+  async tryLock(session: Session, id: string): Promise<boolean> {
+    const [row] = await rows<{ locked: boolean }>(session, `SELECT pg_try_advisory_lock(hashtextextended('import:' || $1, 0)) AS locked`, [id]);
+    return row.locked;
+  }
+
+  async unlock(session: Session, id: string): Promise<void> {
+    await session.query(`SELECT pg_advisory_unlock(hashtextextended('import:' || $1, 0))`, [id]);
+  }
+
+  /** queued → processing; started_at is set by the first run only. */
+  async markProcessing(session: Session, id: string): Promise<void> {
+    await session.query(
+      `UPDATE imports SET status = 'processing', started_at = COALESCE(started_at, now()), updated_at = now()
+       WHERE id = $1 AND status IN ('queued', 'processing')`,
+      [id],
+    );
+  }
+
+  /**
+   * Makes the staging rows agree with the checkpoints before a (re)start: rows past checkpoint_row
+   * are removed (none, normally: a chunk commits with its checkpoint), and when any record between
+   * 2 and checkpoint_row is missing (the table was emptied by hand, or restored without it), the
+   * file is read again from the start — merged_row is kept, so rows already merged are staged again
+   * (reconcile reads them) but not merged twice. Returns the import as it resumes.
+   */
+  async alignStaging(session: Session, imp: ImportRecord): Promise<ImportRecord> {
+    if (imp.phase !== 'reading' && imp.phase !== 'merging') return imp;
+    return inTransaction(session, async () => {
+      await session.query('DELETE FROM import_rows WHERE import_id = $1 AND row_number > $2', [imp.id, imp.checkpointRow]);
+      const [{ staged }] = await rows<{ staged: number }>(session, 'SELECT count(*)::int AS staged FROM import_rows WHERE import_id = $1', [imp.id]);
+      if (staged === Math.max(0, imp.checkpointRow - 1)) return imp;
+      await session.query('DELETE FROM import_rows WHERE import_id = $1', [imp.id]);
+      await session.query(`UPDATE imports SET checkpoint_row = 0, phase = 'reading', updated_at = now() WHERE id = $1`, [imp.id]);
+      return { ...imp, checkpointRow: 0, phase: 'reading' };
+    });
+  }
+
+  /**
+   * merging → finishing. In mode reconcile, in the same transaction and under the portfolio's
+   * exclusive lock: every live active debt of the portfolio whose external id no row of the file
+   * names becomes paid (cancelled and paid debts are untouched). Returns how many. A mapping without
+   * debt_external_id says nothing about debts: nothing is marked paid (rather than every debt).
+   */
+  async finishMerge(session: Session, imp: ImportRecord, statementTimeoutMs: number): Promise<number> {
+    const namesDebts = imp.columnMapping.some((m) => m.targetField === 'debt_external_id');
+    return inTransaction(session, async () => {
+      let reconciled = 0;
+      if (imp.mode === 'reconcile' && namesDebts) {
+        await session.query(`SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}`);
+        await session.query(`SELECT pg_advisory_xact_lock(hashtextextended('portfolio:' || $1, 0))`, [imp.portfolioId]);
+        const result = await session.query(
+          `UPDATE debts AS t SET paid_amount = t.total_amount, status = 'paid', updated_at = now()
+           WHERE t.portfolio_id = $2 AND t.deleted_at IS NULL AND t.status = 'active'
+             AND NOT EXISTS (SELECT 1 FROM import_rows s WHERE s.import_id = $1 AND s.debt_external_id = t.external_id)`,
+          [imp.id, imp.portfolioId],
+        );
+        reconciled = result.rowCount ?? 0;
+      }
+      await session.query(`UPDATE imports SET phase = 'finishing', updated_at = now() WHERE id = $1`, [imp.id]);
+      return reconciled;
+    });
+  }
+
+  /** Refreshes the planner's statistics of the tables an import writes. */
+  async analyze(session: Session): Promise<void> {
+    await session.query(`ANALYZE ${ANALYZED_TABLES}`);
+  }
+
+  async deleteStaging(session: Session, id: string): Promise<void> {
+    await session.query('DELETE FROM import_rows WHERE import_id = $1', [id]);
+  }
+
+  async complete(session: Session, id: string): Promise<void> {
+    await session.query(
+      `UPDATE imports SET status = 'completed', phase = 'done', finished_at = now(), updated_at = now() WHERE id = $1 AND status = 'processing'`,
+      [id],
+    );
+  }
+
+  /**
+   * The file's fault: failed with `reason`. Counters stay as they are (what was merged stays
+   * merged); `refused` adds rows refused by a run whose writes were rolled back (a replace that
+   * would load nothing).
+   */
+  async fail(session: Session, id: string, reason: string, refused = { errorDetails: [] as string[], errors: 0 }): Promise<void> {
+    await inTransaction(session, async () => {
+      await session.query(
+        `UPDATE imports SET status = 'failed', failure_reason = $2, finished_at = now(), updated_at = now(),
+           errors = errors + $4, processed_rows = processed_rows + $4,
+           error_details = (error_details || $3::text[])[1:${ImportLimits.maxErrorDetails}]
+         WHERE id = $1 AND status IN ('queued', 'processing')`,
+        [id, reason, refused.errorDetails.slice(0, ImportLimits.maxErrorDetails), refused.errors],
+      );
+      await session.query('DELETE FROM import_rows WHERE import_id = $1', [id]);
+    });
+  }
+
+  /**
+   * Whether an import's stored file may go now that it has ended: its upload has expired (nobody can
+   * enqueue the key again, docs/imports.md) and no other unfinished import reads it.
+   */
+  async fileReleasable(session: Session, importId: string): Promise<boolean> {
+    const [row] = await rows<{ releasable: boolean }>(
+      session,
+      `SELECT u.expires_at <= now() AND NOT EXISTS (
+           SELECT 1 FROM imports o WHERE o.upload_id = u.id AND o.id <> i.id AND o.status IN ('queued', 'processing')) AS releasable
+       FROM imports i JOIN uploads u ON u.id = i.upload_id WHERE i.id = $1`,
+      [importId],
+    );
+    return row?.releasable ?? false;
+  }
+
+  /** Stored files whose upload expired after `since` (and by now) and that no unfinished import reads. */
+  async expiredFiles(since: Date): Promise<string[]> {
+    const found = await this.database.prepared<{ key: string }>(Prisma.sql`
+      SELECT u.storage_key AS key FROM uploads u
+      WHERE u.expires_at > ${since} AND u.expires_at <= now()
+        AND NOT EXISTS (SELECT 1 FROM imports i WHERE i.upload_id = u.id AND i.status IN ('queued', 'processing'))
+      ORDER BY u.expires_at`);
+    return found.map((r) => r.key);
+  }
+
+  /** Imports not finished (queued or processing): the start-up repair makes sure each has a job. */
+  async unfinished(): Promise<string[]> {
+    // Through the pool (not Prisma's query engine, which the importer never loads: ~50 MB less RSS).
+    const found = await this.database.prepared<{ id: string }>(Prisma.sql`
+      SELECT id FROM imports WHERE status IN ('queued', 'processing') ORDER BY id`);
+    return found.map((r) => r.id);
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@dc/config';
+import { ImportLimits } from '@dc/contracts';
+import type { Logger } from '@dc/observability';
+import { ImportInterrupted, NothingToReplaceError } from '../import-errors';
+import { CONFIG, LOGGER } from '../importer.tokens';
+import type { ImportRecord } from '../imports.repository';
+import type { ReadMergeProgress } from '../read-merge-progress';
+import { inTransaction, Session } from '../sql-session';
+import { AnalyzeSchedule } from './analyze-schedule';
+import { ChunkPlan, planChunk, PlanOptions } from './merge-plan';
+import { ChunkRange, MergeRepository } from './merge.repository';
+
+/**
+ * Phase merging (docs/adr/0022): staged rows are merged in row order, a chunk per transaction that
+ * takes the portfolio's exclusive advisory lock first (ADR 0012), decides the chunk in memory and
+ * writes it with a fixed number of set-based statements, then records merged_row and the counters.
+ * Mode replace merges everything in one transaction instead, after soft-deleting the portfolio.
+ */
+@Injectable()
+export class ImportMerger {
+  constructor(
+    private readonly repository: MergeRepository,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Merges chunks as the reader stages them (or all that are staged, once reading is done), until
+   * every staged record is merged. Stops after the current chunk when `progress` is halted.
+   */
+  async mergeStaged(session: Session, imp: ImportRecord, progress: ReadMergeProgress): Promise<void> {
+    await this.repository.prepare(session);
+    const chunkRows = this.config.imports.chunkRows;
+    const statistics = new AnalyzeSchedule(this.config.imports.analyzeAfterRows);
+    let written = imp.written;
+    let analyzed = false;
+    for (;;) {
+      await progress.untilChunkOrEnd();
+      if (progress.halted) throw new ImportInterrupted();
+      if (progress.pending > 0) {
+        if (!analyzed) await this.repository.refreshStatistics(session);
+        analyzed = true;
+        const from = Math.max(progress.merged, 1) + 1;
+        const to = Math.min(from + chunkRows - 1, progress.staged);
+        const plan = await this.mergeChunk(session, imp, from, to);
+        progress.mergedTo(to);
+        written += plan.created + plan.updated;
+        if (statistics.due(written)) await this.repository.refreshStatistics(session);
+        continue;
+      }
+      if (progress.readDone) return;
+    }
+  }
+
+  /** One chunk, one transaction. */
+  async mergeChunk(session: Session, imp: ImportRecord, from: number, to: number): Promise<ChunkPlan> {
+    const started = performance.now();
+    const { plan, statements, ms } = await inTransaction(session, async () => {
+      await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
+      const result = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to });
+      await this.repository.recordProgress(session, imp.id, to, result.plan);
+      return result;
+    });
+    this.logger.debug({ importId: imp.id, from, to, statements, ...ms, ms: Math.round(performance.now() - started) }, 'import chunk merged');
+    return plan;
+  }
+
+  /**
+   * Replace: in ONE transaction, under the portfolio's exclusive lock, every live debtor and debt of
+   * the portfolio is soft-deleted, then every staged row is merged as mode add would (nothing left
+   * live to match but what this load creates), and the counters are written. Any failure rolls it
+   * all back: the old set disappears only when the new load has succeeded. A load that creates
+   * nothing (every row refused) is not committed either.
+   */
+  async replaceAll(session: Session, imp: ImportRecord, lastRow: number, progress: ReadMergeProgress): Promise<void> {
+    await this.repository.prepare(session);
+    // Before the transaction: an ANALYZE inside it would hold its table lock (which blocks every other
+    // ANALYZE of these tables, other importers' included) until the swap commits.
+    await this.repository.refreshStatistics(session);
+    const chunkRows = this.config.imports.chunkRows;
+    await inTransaction(session, async () => {
+      await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
+      await this.repository.softDeletePortfolio(session, imp.portfolioId);
+      const total = { created: 0, updated: 0, errors: 0, errorDetails: [] as string[] };
+      for (let from = 2; from <= lastRow; from += chunkRows) {
+        const { plan } = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to: Math.min(from + chunkRows - 1, lastRow) });
+        total.created += plan.created;
+        total.updated += plan.updated;
+        total.errors += plan.errors;
+        if (total.errorDetails.length < ImportLimits.maxErrorDetails) total.errorDetails.push(...plan.errorDetails);
+        if (progress.halted) throw new ImportInterrupted();
+      }
+      if (total.created + total.updated === 0) throw new NothingToReplaceError(total.errorDetails, total.errors);
+      await this.repository.recordProgress(session, imp.id, lastRow, total);
+      await this.repository.setPhase(session, imp.id, 'finishing');
+    });
+  }
+
+  private async plan(session: Session, imp: ImportRecord, range: ChunkRange): Promise<{ plan: ChunkPlan; statements: number; ms: Record<string, number> }> {
+    const t0 = performance.now();
+    const staged = await this.repository.stagedRows(session, range);
+    // Replace matches like update on a portfolio whose old set is already deleted: only this load is live.
+    const state = await this.repository.readState(session, range, staged, imp.mode === 'add');
+    const t1 = performance.now();
+    const plan = planChunk(staged, state, this.options(imp));
+    const t2 = performance.now();
+    const statements = await this.repository.write(session, range, plan);
+    const ms = { read: Math.round(t1 - t0), plan: Math.round(t2 - t1), write: Math.round(performance.now() - t2) };
+    return { plan, statements, ms };
+  }
+
+  private options(imp: ImportRecord): PlanOptions {
+    const column = (field: string) => imp.columnMapping.find((m) => m.targetField === field)?.sourceColumn ?? field;
+    return {
+      mode: imp.mode === 'add' ? 'add' : 'update',
+      columns: { debtorExternalId: column('debtor_external_id'), debtExternalId: column('debt_external_id'), debtCurrency: column('debt_currency') },
+    };
+  }
+}

@@ -1,0 +1,153 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@dc/config';
+import { Database } from '@dc/database';
+import type { Logger } from '@dc/observability';
+import type { ObjectStorage } from '@dc/storage';
+import { ImportFileError, ImportInterrupted, isFileError, NothingToReplaceError } from './import-errors';
+import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
+import { ImportRecord, ImportsRepository } from './imports.repository';
+import { ImportMerger } from './merging/import-merger';
+import { ReadMergeProgress } from './read-merge-progress';
+import { FileReader } from './reading/file-reader';
+import type { Session } from './sql-session';
+
+/** How many staged chunks the reader may keep ahead of the merger (ReadMergeProgress). */
+const READ_LOOKAHEAD_CHUNKS = 2;
+
+/** Another process holds the import's lock (it is running there): the job is postponed. */
+export class ImportBusy extends Error {
+  constructor() {
+    super('the import is being processed by another importer');
+    this.name = 'ImportBusy';
+  }
+}
+
+/**
+ * One run of one import (docs/adr/0022), from wherever its phase and checkpoints say:
+ * reading (merging alongside, except in replace) → merging → finishing → done. The run holds the
+ * import's session-level advisory lock, so one import is never processed twice at the same time.
+ * A file that cannot be processed ends the import `failed`; any other error is thrown, and the job
+ * runs again later from the checkpoints.
+ */
+@Injectable()
+export class RunImportUseCase {
+  constructor(
+    private readonly database: Database,
+    private readonly imports: ImportsRepository,
+    private readonly reader: FileReader,
+    private readonly merger: ImportMerger,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+    @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async execute(importId: string, signal: AbortSignal): Promise<void> {
+    const control = await this.openSession();
+    try {
+      if (!(await this.imports.tryLock(control, importId))) throw new ImportBusy();
+      const imp = await this.imports.load(control, importId);
+      if (!imp || imp.status === 'completed' || imp.status === 'failed') return;
+      await this.imports.markProcessing(control, importId);
+      try {
+        await this.run(control, await this.imports.alignStaging(control, imp), signal);
+      } catch (err) {
+        if (!isFileError(err)) throw err;
+        await this.fail(control, imp, err);
+      }
+    } finally {
+      // Ending the session releases the import's lock.
+      await control.end().catch(() => undefined);
+    }
+  }
+
+  private async run(control: Session, imp: ImportRecord, signal: AbortSignal): Promise<void> {
+    const started = performance.now();
+    this.logger.info({ importId: imp.id, mode: imp.mode, phase: imp.phase, checkpointRow: imp.checkpointRow, mergedRow: imp.mergedRow }, 'import started');
+    let reconciled = 0;
+    if (imp.phase === 'reading' || imp.phase === 'merging') {
+      await this.readAndMerge(control, imp, signal);
+      if (imp.mode !== 'replace') reconciled = await this.imports.finishMerge(control, imp, this.config.imports.statementTimeoutMs);
+    }
+    const finished = (await this.imports.load(control, imp.id)) ?? imp;
+    if (finished.written >= this.config.imports.analyzeAfterRows) await this.imports.analyze(control);
+    await this.imports.deleteStaging(control, imp.id);
+    await this.imports.complete(control, imp.id);
+    await this.releaseFile(control, imp);
+    this.logger.info(
+      { importId: imp.id, mode: imp.mode, rows: finished.checkpointRow - 1, written: finished.written, reconciled, ms: Math.round(performance.now() - started) },
+      'import completed',
+    );
+  }
+
+  /**
+   * Reading and merging run side by side (the merger takes each chunk once it is staged), so the
+   * database's merge work overlaps the parsing; replace reads everything first, then swaps in one
+   * transaction. The first failure of either side stops the other after its current chunk.
+   */
+  private async readAndMerge(control: Session, imp: ImportRecord, signal: AbortSignal): Promise<void> {
+    const { chunkRows } = this.config.imports;
+    const reading = imp.phase === 'reading';
+    // Replace merges nothing before the whole file is staged: its reader runs unpaced.
+    const lookahead = imp.mode === 'replace' ? Number.POSITIVE_INFINITY : READ_LOOKAHEAD_CHUNKS;
+    const progress = new ReadMergeProgress(imp.checkpointRow, !reading, imp.mergedRow, chunkRows, lookahead);
+    const stop = () => progress.halt();
+    signal.addEventListener('abort', stop);
+    if (signal.aborted) stop();
+    const copy = reading ? await this.openSession() : undefined;
+    try {
+      const guard = (task: Promise<void>) => task.catch((err: unknown) => (progress.halt(), Promise.reject(err)));
+      const read = copy ? guard(this.reader.read(copy, imp, { chunkRows, progress })) : Promise.resolve();
+      if (imp.mode === 'replace') {
+        await read;
+        await this.merger.replaceAll(control, imp, progress.staged, progress);
+        return;
+      }
+      const outcomes = await Promise.allSettled([read, guard(this.merger.mergeStaged(control, imp, progress))]);
+      const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+      // The reason that explains the others: the file's fault, then a real failure, then the stop.
+      const first = failures.find(isFileError) ?? failures.find((e) => !(e instanceof ImportInterrupted)) ?? failures[0];
+      if (first) throw first;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      await copy?.end().catch(() => undefined);
+    }
+  }
+
+  private async fail(control: Session, imp: ImportRecord, err: ImportFileError | Error): Promise<void> {
+    const details = err instanceof NothingToReplaceError ? { errorDetails: err.errorDetails, errors: err.errors } : undefined;
+    await this.imports.fail(control, imp.id, err.message, details);
+    this.logger.info({ importId: imp.id, reason: err.message }, 'import failed');
+    await this.releaseFile(control, imp);
+  }
+
+  /**
+   * A key stays usable until its upload expires (docs/imports.md: the same file may be loaded
+   * again), so the file stays too; an import that ends after the expiry removes it, and the
+   * UploadSweeper removes the others once they expire. A failure here leaves the file to the sweeper.
+   */
+  private async releaseFile(control: Session, imp: ImportRecord): Promise<void> {
+    try {
+      if (await this.imports.fileReleasable(control, imp.id)) await this.storage.delete(imp.storageKey);
+    } catch (err) {
+      this.logger.warn({ importId: imp.id, err: (err as Error).message }, 'stored file not deleted; the sweeper will');
+    }
+  }
+
+  /**
+   * An import's session: its statements may run as long as a chunk of a replace needs. Server-side
+   * TCP keepalives: if this host vanishes (no FIN, unlike a killed process), Postgres drops the
+   * session — and the import's lock with it — within about a minute instead of the OS's two hours,
+   * so another importer can resume the import.
+   */
+  private async openSession(): Promise<Session> {
+    const timeout = this.config.imports.statementTimeoutMs;
+    const session = await this.database.openSession({ statementTimeoutMs: timeout, lockTimeoutMs: timeout, applicationName: 'importer' });
+    try {
+      await session.query('SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3');
+    } catch (err) {
+      await session.end().catch(() => undefined);
+      throw err;
+    }
+    return session;
+  }
+}
