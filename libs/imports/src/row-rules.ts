@@ -1,5 +1,5 @@
 import {
-  BATCH_DATE_PATTERN, DebtorBatchLimits, IMPORT_FIELDS, ImportField, isIso4217, isIsoDateOrDateTime, normalisePhone, parseAmount, REQUIRED_DEBT_FIELDS,
+  BATCH_DATE_PATTERN, COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN, DebtorBatchLimits, IMPORT_FIELDS, ImportField, isIso4217, isIsoDateOrDateTime, normalisePhone, parseAmount, REQUIRED_DEBT_FIELDS,
 } from '@dc/contracts';
 import { isEmail } from 'class-validator';
 import type { FieldColumns } from './column-mapping';
@@ -207,7 +207,7 @@ export class RowRules {
 
   private country(): string | null {
     const country = this.cell('address_country');
-    return country !== null && !/^[A-Z]{2}$/.test(country) ? this.issue('address_country', RowMessages.country) : country;
+    return country !== null && !COUNTRY_CODE_PATTERN.test(country) ? this.issue('address_country', RowMessages.country) : country;
   }
 
   private phones(): ImportPhone[] {
@@ -259,7 +259,7 @@ export class RowRules {
 
     const currency = this.cell('debt_currency');
     if (currency !== null) {
-      if (!/^[A-Z]{3}$/.test(currency)) this.issue('debt_currency', RowMessages.currencyPattern);
+      if (!CURRENCY_CODE_PATTERN.test(currency)) this.issue('debt_currency', RowMessages.currencyPattern);
       else if (!isIso4217(currency)) this.issue('debt_currency', RowMessages.currencyUnknown(currency));
     }
     const dueDate = this.date('debt_due_date');

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
 import { IsIsoDateOrDateTime } from '../validation/iso-date';
+import { COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN } from '../validation/iso-4217';
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsNumber, IsOptional, IsString, Length, Matches, Max,
   MaxLength, Min, ValidateNested, IsPositive,
@@ -103,7 +104,7 @@ export class BatchDebtDto {
 
   /** Pattern only: a well-formed code that is not ISO 4217 is the per-item debt_currency_invalid. */
   @IsString()
-  @Matches(/^[A-Z]{3}$/, { message: '$property must be three capital letters (ISO 4217)' })
+  @Matches(CURRENCY_CODE_PATTERN, { message: '$property must be three capital letters (ISO 4217)' })
   currency!: string;
 
   @IsOptional()
@@ -156,7 +157,7 @@ export class BatchDebtorDto {
 
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Z]{2}$/, { message: '$property must be two capital letters (ISO 3166-1 alpha-2)' })
+  @Matches(COUNTRY_CODE_PATTERN, { message: '$property must be two capital letters (ISO 3166-1 alpha-2)' })
   contactInfoAddressCountry?: string;
 
   @IsOptional()

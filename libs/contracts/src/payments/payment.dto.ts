@@ -3,7 +3,7 @@ import {
 } from 'class-validator';
 import { ListQueryDto } from '../common/list-query.dto';
 import { IdFilter } from '../common/query-fields';
-import { IsCurrencyCode } from '../validation/iso-4217';
+import { CURRENCY_CODE_PATTERN, IsCurrencyCode } from '../validation/iso-4217';
 import { IsCalendarDate, IsIsoDateOrDateTime } from '../validation/iso-date';
 import { HasAtMostFourDecimals, MAX_AMOUNT, MAX_AMOUNT_MESSAGE } from '../validation/decimal-amount';
 
@@ -29,7 +29,7 @@ class PaymentFieldsDto {
 
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must match ^[A-Z]{3}$' })
+  @Matches(CURRENCY_CODE_PATTERN, { message: 'currency must match ^[A-Z]{3}$' })
   @IsCurrencyCode()
   currency?: string;
 

@@ -2,7 +2,7 @@ import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString,
   Matches, Max, MaxLength, Min,
 } from 'class-validator';
-import { IsCurrencyCode } from '../validation/iso-4217';
+import { COUNTRY_CODE_PATTERN, IsCurrencyCode } from '../validation/iso-4217';
 
 export const PORTFOLIO_STATUSES = ['active', 'inactive'] as const;
 
@@ -14,7 +14,7 @@ export class UpdatePortfolioDto {
   @IsCurrencyCode({ each: true })
   identityCurrency?: string[];
 
-  @IsOptional() @IsString() @Matches(/^[A-Z]{2}$/, { message: 'identityRegion must be an ISO 3166-1 alpha-2 code' })
+  @IsOptional() @IsString() @Matches(COUNTRY_CODE_PATTERN, { message: 'identityRegion must be an ISO 3166-1 alpha-2 code' })
   identityRegion?: string;
 
   @IsOptional() @IsString() @MaxLength(64)

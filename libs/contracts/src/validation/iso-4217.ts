@@ -23,3 +23,9 @@ export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
       validator: { validate: (value: unknown) => isIso4217(value) },
     });
 }
+
+/** The shape of a currency code (three capital letters); `isIso4217` says whether it is a real one. */
+export const CURRENCY_CODE_PATTERN = /^[A-Z]{3}$/;
+
+/** The shape of a country code (ISO 3166-1 alpha-2): two capital letters. */
+export const COUNTRY_CODE_PATTERN = /^[A-Z]{2}$/;
