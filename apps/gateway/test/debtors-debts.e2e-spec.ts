@@ -132,6 +132,29 @@ describe('debtors and debts reads (spec: Resources, Pagination and list rules, A
       });
     });
 
+    it('serialised by Postgres exactly as the view: compact, fields in order, timestamps as toISOString()', async () => {
+      const res = await get(`/debtors/${full}`);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.text).toBe(JSON.stringify(res.body));
+      expect(Object.keys(res.body.data)).toEqual([
+        'id', 'portfolioId', 'externalId', 'status', 'priority', 'identityFirstName', 'identityLastName', 'identityDocumentType',
+        'identityDocumentNumber', 'identityEntityType', 'contactInfoContactName', 'contactInfoAddressStreet', 'contactInfoAddressCity',
+        'contactInfoAddressState', 'contactInfoAddressPostalCode', 'contactInfoAddressCountry', 'contactInfoPhoneNumbers', 'contactInfoEmails',
+        'complianceOptOut', 'complianceConsentToCall', 'complianceConsentToWhatsapp', 'complianceConsentToEmail', 'complianceConsentToSms',
+        'createdAt', 'updatedAt',
+      ]);
+      // Stored to the millisecond (timestamptz(3) rounds), served as Date#toISOString() would.
+      await sql((c) => c.query(`UPDATE debtors SET updated_at = '2026-03-04 07:06:07.123999+02' WHERE id = $1`, [full]));
+      const stored = await sql((c) => c.query('SELECT created_at, updated_at FROM debtors WHERE id = $1', [full]));
+      const again = await get(`/debtors/${full}`);
+      expect(again.body.data.createdAt).toBe((stored.rows[0].created_at as Date).toISOString());
+      expect(again.body.data.updatedAt).toBe((stored.rows[0].updated_at as Date).toISOString());
+      expect(again.body.data.updatedAt).toBe('2026-03-04T05:06:07.124Z');
+      const listed = await get(`/debtors?portfolioId=${tenant.portfolioIds[0]}&limit=100`);
+      expect(listed.text).toBe(JSON.stringify(listed.body));
+      expect(listed.body.data.find((d: { id: string }) => d.id === full)).toEqual(again.body.data);
+    });
+
     it('a list item has exactly the by-id shape', async () => {
       const one = await get(`/debtors/${full}`);
       const list = await get(`/debtors?portfolioId=${tenant.portfolioIds[0]}`);

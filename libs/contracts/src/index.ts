@@ -18,6 +18,7 @@ export * from './common/query-fields';
 // RPC between the gateway and api-core: the envelope, the contract type and every contract
 export * from './rpc/envelope';
 export * from './rpc/contract';
+export * from './rpc/json-bytes';
 export * from './rpc/registry';
 
 // Features: each folder holds its DTOs, views and RPC contract

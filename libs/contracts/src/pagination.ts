@@ -55,3 +55,27 @@ export function toPage<T extends { id: string }, R>(rows: T[], limit: number, ma
     },
   };
 }
+
+/** A row whose view Postgres has already serialised: its id (for the cursor) and its JSON text. */
+export interface JsonRow {
+  id: string;
+  json: string;
+}
+
+/**
+ * The JSON text of a list body from `limit + 1` rows Postgres serialised (docs/adr/0024): the same
+ * shape as `toPage`, built by concatenation, so no row is ever parsed or re-serialised.
+ */
+export function jsonListBody(rows: JsonRow[], limit: number): string {
+  const hasMore = rows.length > limit;
+  const count = hasMore ? limit : rows.length;
+  let data = '';
+  for (let i = 0; i < count; i++) data += (i ? ',' : '') + rows[i].json;
+  const nextCursor = hasMore ? `"${encodeCursor(rows[count - 1].id)}"` : 'null';
+  return `{"data":[${data}],"pagination":{"hasMore":${hasMore},"limit":${limit},"nextCursor":${nextCursor}}}`;
+}
+
+/** The JSON text of an item body from one serialised row. */
+export function jsonItemBody(row: JsonRow): string {
+  return `{"data":${row.json}}`;
+}

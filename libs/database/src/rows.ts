@@ -23,3 +23,13 @@ export function isoDates<R extends object>(row: R): IsoDated<R> {
   }
   return row as IsoDated<R>;
 }
+
+/**
+ * SQL for a timestamptz as the API's timestamp text, the same as JavaScript's `toISOString()` of
+ * the Date node-pg would build (UTC, milliseconds, `Z`), for views Postgres serialises itself.
+ * Our columns are timestamptz(3); for any finer one, node-pg truncates the microseconds while
+ * to_char's MS rounds them, hence the date_trunc.
+ */
+export function isoTimestampSql(expression: string): string {
+  return `to_char(date_trunc('milliseconds', ${expression} AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

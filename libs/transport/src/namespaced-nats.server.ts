@@ -1,8 +1,8 @@
 import { NatsContext, ServerNats } from '@nestjs/microservices';
 import { runWithRequestContext } from '@dc/observability';
-import { DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
+import { DEADLINE_HEADER, ErrorCode, JsonBytes, REPLY_STATUS_HEADER, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
 import { randomUUID } from 'node:crypto';
-import { JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
+import { headers, JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
 import { parseDeadline, withTimeout } from './deadline';
 import { ClaimStore, isEncoded, readBody, UnreadableBodyError } from './payload-codec';
 
@@ -159,8 +159,10 @@ export class NamespacedNatsServer extends ServerNats {
     const received = natsMsg instanceof DecodedMsg ? natsMsg.original : natsMsg;
     const finish = this.finishers.get(received);
     this.finishers.delete(received);
-    return (packet: { isDisposed?: boolean; status?: string }) => {
+    return (packet: { isDisposed?: boolean; status?: string; response?: RpcReply }) => {
       try {
+        const reply = packet.response;
+        if (reply?.ok && reply.body instanceof JsonBytes) return this.answerWithBytes(natsMsg, reply.status, reply.body);
         return publish(packet);
       } finally {
         if (packet.isDisposed || packet.status === 'error') finish?.();
@@ -207,6 +209,17 @@ export class NamespacedNatsServer extends ServerNats {
       },
     };
     this.answer(natsMsg, id, response);
+  }
+
+  /**
+   * A success whose body is JSON bytes (a read, docs/adr/0024): the bytes are the whole message and a
+   * header carries the status, so neither side wraps, parses or re-serialises the body.
+   */
+  private answerWithBytes(natsMsg: Msg, status: number, body: JsonBytes): boolean {
+    if (!natsMsg.reply) return false;
+    const h = headers();
+    h.set(REPLY_STATUS_HEADER, String(status));
+    return natsMsg.respond(body.bytes, { headers: h });
   }
 
   /** Answers in Nest's wire format, as a handler's last packet would be. */

@@ -1,5 +1,5 @@
-import { AppError, DEADLINE_HEADER, ErrorCode, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
-import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, NatsConnection, NatsError } from 'nats';
+import { AppError, DEADLINE_HEADER, ErrorCode, JsonBytes, REPLY_STATUS_HEADER, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
+import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, Msg, NatsConnection, NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from './deadline';
 import { ClaimStore, writeBody } from './payload-codec';
@@ -68,17 +68,19 @@ export class NatsBus {
     h.set(REQUEST_ID_HEADER, requestId);
     // api-core does not start work that arrives after this: nobody would read its answer.
     h.set(DEADLINE_HEADER, String(Date.now() + this.options.requestTimeoutMs));
-    let raw: unknown;
+    let msg: Msg;
     try {
-      const msg = await this.connection.request(this.subject(pattern), body, {
+      msg = await this.connection.request(this.subject(pattern), body, {
         timeout: this.options.requestTimeoutMs,
         headers: h,
       });
-      raw = json.decode(msg.data);
     } catch (err) {
       throw unavailable(err);
     }
-    const packet = raw as NestResponsePacket;
+    // A read's success: the message is the body's JSON, kept as bytes (docs/adr/0024).
+    const status = msg.headers?.get(REPLY_STATUS_HEADER);
+    if (status) return { ok: true, status: Number(status), body: new JsonBytes(msg.data) as T };
+    const packet = json.decode(msg.data) as NestResponsePacket;
     if (packet.err !== undefined || packet.response === undefined) {
       throw new AppError(ErrorCode.InternalError, 'The request could not be completed.');
     }

@@ -13,8 +13,8 @@ export class DebtorsHandlers {
   }
 
   @Handles(DebtorsRpc.get)
-  async get(input: ByIdInput, auth: AuthContext) {
-    return { data: await this.debtors.get(auth, input.id) };
+  get(input: ByIdInput, auth: AuthContext) {
+    return this.debtors.get(auth, input.id);
   }
 
   @Handles(DebtorsRpc.delete)

@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, DebtorStatus, DebtorView } from '@dc/contracts';
-import { Database, isoDates, Prisma, Stored, Tx } from '@dc/database';
+import { AuthContext, DebtorStatus, DebtorView, JsonRow } from '@dc/contracts';
+import { Database, isoTimestampSql, Prisma, Tx } from '@dc/database';
 import { reachableKeysetPageSql } from '../reach/reach.repository';
 
 export interface DebtorListFilter {
   portfolioId?: string;
   status?: DebtorStatus[];
 }
-
-/** A debtor as its SQL returns it: the DebtorView, timestamps still Date. */
-type DebtorRow = Stored<DebtorView, 'createdAt' | 'updatedAt'>;
 
 /** The debtor being deleted or erased, locked for the rest of the transaction. */
 export interface LockedDebtor {
@@ -39,24 +36,29 @@ const AFTER_CONTACTS: readonly Field[] = [
 
 /** Inside the keyset page: the debtor's own columns, named as the view's fields. */
 const PAGE_COLUMNS = Prisma.raw([...BEFORE_CONTACTS, ...AFTER_CONTACTS].map(([column, field]) => `d.${column} AS "${field}"`).join(', '));
-const fromPage = (fields: readonly Field[]) => Prisma.raw(fields.map(([, field]) => `page."${field}"`).join(', '));
+/** Outside it: the same fields, timestamps as the API's text. */
+const fromPage = (fields: readonly Field[]) =>
+  Prisma.raw(fields.map(([column, field]) => (column.endsWith('_at') ? `${isoTimestampSql(`page."${field}"`)} AS "${field}"` : `page."${field}"`)).join(', '));
 
 /**
- * Phones and emails in position order, each built by Postgres in the view's shape
- * (DebtorPhoneView, DebtorEmailView), for the page's rows only.
+ * Phones and emails in position order, each serialised by Postgres in the view's shape
+ * (DebtorPhoneView, DebtorEmailView), for the page's rows only. `row_to_json` writes compact JSON
+ * (json_build_object would put spaces around every colon).
  */
 const CONTACTS = Prisma.sql`
-  COALESCE((SELECT json_agg(json_build_object('phone', ph.phone, 'primary', ph."primary", 'type', ph.type, 'owner', ph.owner,
-      'ownerSource', ph.owner_source, 'verification', json_build_object('status', ph.verification_status, 'verified', ph.verified))
-      ORDER BY ph.position, ph.id) FROM debtor_phones ph WHERE ph.debtor_id = page.id), '[]') AS "contactInfoPhoneNumbers",
-  COALESCE((SELECT json_agg(json_build_object('address', em.address, 'primary', em."primary", 'type', em.type,
-      'verification', json_build_object('status', em.verification_status, 'verified', em.verified))
-      ORDER BY em.position, em.id) FROM debtor_emails em WHERE em.debtor_id = page.id), '[]') AS "contactInfoEmails"`;
+  COALESCE((SELECT ('[' || string_agg(x.json, ',' ORDER BY x.position, x.id) || ']')::json FROM (
+      SELECT ph.position, ph.id, (SELECT row_to_json(r)::text FROM (SELECT ph.phone, ph."primary", ph.type, ph.owner, ph.owner_source AS "ownerSource",
+        (SELECT row_to_json(v) FROM (SELECT ph.verification_status AS status, ph.verified) v) AS verification) r) AS json
+      FROM debtor_phones ph WHERE ph.debtor_id = page.id) x), '[]') AS "contactInfoPhoneNumbers",
+  COALESCE((SELECT ('[' || string_agg(x.json, ',' ORDER BY x.position, x.id) || ']')::json FROM (
+      SELECT em.position, em.id, (SELECT row_to_json(r)::text FROM (SELECT em.address, em."primary", em.type,
+        (SELECT row_to_json(v) FROM (SELECT em.verification_status AS status, em.verified) v) AS verification) r) AS json
+      FROM debtor_emails em WHERE em.debtor_id = page.id) x), '[]') AS "contactInfoEmails"`;
 
 /**
  * Reachable debtors in one statement: reach, liveness, filters and keyset (reachableKeysetPageSql),
- * then phones and emails aggregated by Postgres for the page's rows only; each row is a DebtorView
- * but for its timestamps.
+ * then each row serialised by Postgres as its DebtorView JSON (contacts aggregated for the page's
+ * rows only): rows are `{id, json}` in id order, joined into the body unparsed (docs/adr/0024).
  */
 export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
   const conditions = [Prisma.sql`d.deleted_at IS NULL`, Prisma.sql`d.erased_at IS NULL`];
@@ -64,9 +66,10 @@ export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter 
   if (filter.id !== undefined) conditions.push(Prisma.sql`d.id = ${filter.id}`);
   const page = reachableKeysetPageSql(auth, { columns: PAGE_COLUMNS, from: Prisma.sql`debtors d`, alias: 'd', conditions, portfolioId: filter.portfolioId, afterId, take });
   return Prisma.sql`
-    SELECT ${fromPage(BEFORE_CONTACTS)}, ${CONTACTS}, ${fromPage(AFTER_CONTACTS)}
-    FROM (${page}) page
-    ORDER BY page.id`;
+    SELECT view.id, row_to_json(view)::text AS json FROM (
+      SELECT ${fromPage(BEFORE_CONTACTS)}, ${CONTACTS}, ${fromPage(AFTER_CONTACTS)}
+      FROM (${page}) page) view
+    ORDER BY view.id`;
 }
 
 /** The only SQL of debtors (reads, deletion, erasure); the sequences are DebtorsService's. */
@@ -74,14 +77,14 @@ export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter 
 export class DebtorsRepository {
   constructor(private readonly db: Database) {}
 
-  /** One keyset page (limit + 1 rows, id order) of the debtors the key can reach. */
-  async listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<DebtorView[]> {
-    return (await this.db.prepared<DebtorRow>(reachableDebtorsSql(auth, filter, afterId, take))).map(isoDates);
+  /** One keyset page (limit + 1 rows, id order) of the debtors the key can reach, each as its view's JSON. */
+  listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<JsonRow[]> {
+    return this.db.prepared<JsonRow>(reachableDebtorsSql(auth, filter, afterId, take));
   }
 
-  async findReachable(auth: AuthContext, id: string): Promise<DebtorView | null> {
-    const [row] = await this.db.prepared<DebtorRow>(reachableDebtorsSql(auth, { id }, null, 1));
-    return row ? isoDates(row) : null;
+  async findReachable(auth: AuthContext, id: string): Promise<JsonRow | null> {
+    const [row] = await this.db.prepared<JsonRow>(reachableDebtorsSql(auth, { id }, null, 1));
+    return row ?? null;
   }
 
   /** Locks the debtor (deleted and erased ones too) so its deletion or erasure runs once at a time. */

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, erasureHash, ListBody } from '@dc/contracts';
+import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, erasureHash, ItemBody, jsonItemBody, JsonBytes, jsonListBody, ListBody } from '@dc/contracts';
 import type { Transactions } from '@dc/database';
-import { pageOf } from '../shared/page';
 import { TRANSACTIONS } from '../tokens';
 import { DebtorsRepository } from './debtors.repository';
 
@@ -13,15 +12,17 @@ export class DebtorsService {
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
 
-  async list(auth: AuthContext, query: DebtorListQueryDto): Promise<ListBody<DebtorView>> {
+  /** A page's JSON, built from the rows Postgres serialised (never parsed here: docs/adr/0024). */
+  async list(auth: AuthContext, query: DebtorListQueryDto): Promise<JsonBytes<ListBody<DebtorView>>> {
     const filter = { portfolioId: query.portfolioId, status: query.status };
-    return pageOf(await this.debtors.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+    const rows = await this.debtors.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
+    return JsonBytes.fromText(jsonListBody(rows, query.limit));
   }
 
-  async get(auth: AuthContext, id: string): Promise<DebtorView> {
+  async get(auth: AuthContext, id: string): Promise<JsonBytes<ItemBody<DebtorView>>> {
     const debtor = await this.debtors.findReachable(auth, id);
     if (!debtor) throw AppError.notFound('debtor');
-    return debtor;
+    return JsonBytes.fromText(jsonItemBody(debtor));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import type { AnyContract, AuthContext, OperatorContract, PublicContract } from '@dc/contracts';
+import type { AnyContract, AuthContext, JsonBytes, OperatorContract, PublicContract } from '@dc/contracts';
 
 export const HANDLED_CONTRACT = 'dc:handled-contract';
 
@@ -17,7 +17,9 @@ export function withStatus<O>(status: number, body: O): StatusReply<O> {
   return new StatusReply(status, body);
 }
 
-type Result<O> = O | StatusReply<O> | Promise<O | StatusReply<O>>;
+/** A read contract's handler returns the body (RpcReplyInterceptor serialises it once) or its JsonBytes. */
+type Answer<O> = O extends JsonBytes<infer V> ? V | O : O;
+type Result<O> = Answer<O> | StatusReply<Answer<O>> | Promise<Answer<O> | StatusReply<Answer<O>>>;
 
 /** The method a contract needs: public handlers receive the input and the caller, operator ones the payload. */
 export type HandlerOf<C> =

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
-import { AppError, ErrorCode, RpcReply } from '@dc/contracts';
+import { AnyContract, AppError, ErrorCode, JsonBytes, RpcReply } from '@dc/contracts';
 import { isTransientDatabaseError } from '@dc/database';
 import { currentDeadline, type Logger } from '@dc/observability';
 import { Observable, catchError, map, of, tap } from 'rxjs';
@@ -32,9 +32,9 @@ export class RpcReplyInterceptor implements NestInterceptor {
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     return next.handle().pipe(
       map((result: unknown): RpcReply => {
-        if (!(result instanceof StatusReply)) return { ok: true, status: contract.status, body: result };
+        if (!(result instanceof StatusReply)) return { ok: true, status: contract.status, body: asSent(contract, result) };
         if (!contract.alsoStatus.includes(result.status)) throw new Error(`${pattern} may not answer ${result.status}`);
-        return { ok: true, status: result.status, body: result.body as unknown };
+        return { ok: true, status: result.status, body: asSent(contract, result.body) };
       }),
       tap((reply: RpcReply) => this.logger.info({ pattern, ms: elapsed(), status: reply.ok ? reply.status : undefined }, 'handled')),
       catchError((err: unknown) => {
@@ -64,4 +64,10 @@ export class RpcReplyInterceptor implements NestInterceptor {
       }),
     );
   }
+}
+
+/** A read's body leaves as JSON bytes, serialised here once (the transport sends them as the whole message, docs/adr/0024). */
+function asSent(contract: AnyContract, body: unknown): unknown {
+  if (!contract.replyAsBytes || body instanceof JsonBytes) return body;
+  return JsonBytes.of(body);
 }

@@ -1,5 +1,5 @@
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
-import { AppError, CallsRpc, CreateCallDto, DebtorsRpc, DebtorView, DebtView, ItemBody, PaymentsRpc, PortfoliosRpc, RpcReply } from '@dc/contracts';
+import { AppError, CallsRpc, CreateCallDto, DebtorsRpc, DebtorView, DebtView, ItemBody, JsonBytes, PaymentsRpc, PortfoliosRpc, RpcReply } from '@dc/contracts';
 import type { NatsBus } from '@dc/transport';
 import { lastValueFrom, of } from 'rxjs';
 import { CoreClient, CoreReply, OperatorCaller, PublicCaller } from './core-client';
@@ -10,7 +10,7 @@ import { CoreReplyInterceptor } from './core-reply.interceptor';
  * unmarked one does not). Each contract binds its input, its output and its audience.
  */
 function typedSend(core: CoreClient, pub: PublicCaller, op: OperatorCaller): void {
-  const debtor: Promise<CoreReply<ItemBody<DebtorView>>> = core.send(DebtorsRpc.get, pub, { id: 'dbt_1' });
+  const debtor: Promise<CoreReply<JsonBytes<ItemBody<DebtorView>>>> = core.send(DebtorsRpc.get, pub, { id: 'dbt_1' });
   void debtor;
   void core.send(PortfoliosRpc.update, op, { id: 'pf_1', body: { identityName: 'Renamed' } });
   void core.send(CallsRpc.create, op, { portfolioId: 'pf_1', body: {} as CreateCallDto });
@@ -22,7 +22,7 @@ function typedSend(core: CoreClient, pub: PublicCaller, op: OperatorCaller): voi
   // @ts-expect-error an operator contract's input ({portfolioId, body}) sent to the public one
   void core.send(PaymentsRpc.register, pub, { portfolioId: 'pf_1', body: { debtorId: 'dbt_1', amount: 10, paymentDate: '2026-01-01' } });
   // @ts-expect-error the reply is typed by the contract too
-  const debt: Promise<CoreReply<ItemBody<DebtView>>> = core.send(DebtorsRpc.get, pub, { id: 'dbt_1' });
+  const debt: Promise<CoreReply<JsonBytes<ItemBody<DebtView>>>> = core.send(DebtorsRpc.get, pub, { id: 'dbt_1' });
   void debt;
 }
 
@@ -68,7 +68,7 @@ describe('CoreClient.send', () => {
 
 describe('CoreReplyInterceptor', () => {
   function run(result: unknown) {
-    const response = { status: jest.fn() };
+    const response = { status: jest.fn(), type: jest.fn() };
     response.status.mockReturnValue(response);
     const context = { switchToHttp: () => ({ getResponse: () => response }) } as unknown as ExecutionContext;
     const next: CallHandler = { handle: () => of(result) };
@@ -80,6 +80,17 @@ describe('CoreReplyInterceptor', () => {
     const { response, body: returned } = run(new CoreReply(201, body));
     expect(await returned).toBe(body);
     expect(response.status).toHaveBeenCalledWith(201);
+  });
+
+  it("writes a read's JSON bytes as they came, with the JSON content type (never parsed)", async () => {
+    const bytes = Buffer.from('{"data":{"id":"dbt_1"}}');
+    const { response, body } = run(new CoreReply(200, new JsonBytes(bytes)));
+    const sent = (await body) as Buffer;
+    expect(Buffer.isBuffer(sent)).toBe(true);
+    expect(sent.buffer).toBe(bytes.buffer); // the same memory: no copy, no parse
+    expect(sent.toString()).toBe('{"data":{"id":"dbt_1"}}');
+    expect(response.status).toHaveBeenCalledWith(200);
+    expect(response.type).toHaveBeenCalledWith('application/json; charset=utf-8');
   });
 
   it('passes anything else through without setting a status', async () => {

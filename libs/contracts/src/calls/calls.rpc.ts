@@ -1,11 +1,11 @@
 import type { ItemBody, ListBody } from '../pagination';
-import { ByIdInput, operatorRpc, publicRpc, UnderPortfolioInput, UpdateInput } from '../rpc/contract';
+import { ByIdInput, operatorRpc, publicRead, UnderPortfolioInput, UpdateInput } from '../rpc/contract';
 import type { CreateCallDto, UpdateCallDto } from './call-intake.dto';
 import type { CallListItemView, CallView, ListCallsQueryDto } from './call.dto';
 
 export const CallsRpc = {
-  list: publicRpc<ListCallsQueryDto, ListBody<CallListItemView>>('calls.list'),
-  get: publicRpc<ByIdInput, ItemBody<CallView>>('calls.get'),
+  list: publicRead<ListCallsQueryDto, ListBody<CallListItemView>>('calls.list'),
+  get: publicRead<ByIdInput, ItemBody<CallView>>('calls.get'),
   create: operatorRpc<UnderPortfolioInput<CreateCallDto>, ItemBody<CallView>>('operator.calls.create', { status: 201 }),
   update: operatorRpc<UpdateInput<UpdateCallDto>, ItemBody<CallView>>('operator.calls.update'),
 } as const;

@@ -1,6 +1,6 @@
 import type { ItemBody, ListBody } from '../pagination';
 import type { PaymentView } from '../payments/payment.view';
-import { operatorRpc, publicRpc, UnderPortfolioInput, UpdateInput } from '../rpc/contract';
+import { operatorRpc, publicRead, UnderPortfolioInput, UpdateInput } from '../rpc/contract';
 import type { CreatePromiseDto, FulfilPromiseDto, SetPromiseStatusDto } from './promise-intake.dto';
 import type { ListPromisesQueryDto, PromiseView } from './promise.dto';
 
@@ -10,7 +10,7 @@ export interface FulfilledPromiseView {
 }
 
 export const PromisesRpc = {
-  list: publicRpc<ListPromisesQueryDto, ListBody<PromiseView>>('promises.list'),
+  list: publicRead<ListPromisesQueryDto, ListBody<PromiseView>>('promises.list'),
   create: operatorRpc<UnderPortfolioInput<CreatePromiseDto>, ItemBody<PromiseView>>('operator.promises.create', { status: 201 }),
   setStatus: operatorRpc<UpdateInput<SetPromiseStatusDto>, ItemBody<PromiseView>>('operator.promises.set-status'),
   fulfil: operatorRpc<UpdateInput<FulfilPromiseDto>, ItemBody<FulfilledPromiseView>>('operator.promises.fulfil'),

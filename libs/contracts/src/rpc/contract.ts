@@ -1,3 +1,5 @@
+import type { JsonBytes } from './json-bytes';
+
 /** Who may call a pattern: public ones carry the caller the gateway authenticated, operator ones do not. */
 export type RpcAudience = 'public' | 'operator';
 
@@ -20,6 +22,8 @@ export interface RpcContract<I, O, A extends RpcAudience = RpcAudience> {
   readonly version: number;
   readonly status: number;
   readonly alsoStatus: readonly number[];
+  /** The reply body travels as JSON bytes the gateway forwards unread (`publicRead`, JsonBytes). */
+  readonly replyAsBytes: boolean;
   /** Phantom: carries the types, never set. */
   readonly types?: { input: I; output: O };
 }
@@ -34,19 +38,29 @@ interface ContractOptions {
   version?: number;
 }
 
-function contract<I, O, A extends RpcAudience>(audience: A, pattern: string, options: ContractOptions): RpcContract<I, O, A> {
+function contract<I, O, A extends RpcAudience>(audience: A, pattern: string, options: ContractOptions, replyAsBytes = false): RpcContract<I, O, A> {
   return Object.freeze({
     pattern,
     audience,
     version: options.version ?? 1,
     status: options.status ?? 200,
     alsoStatus: Object.freeze([...(options.alsoStatus ?? [])]),
+    replyAsBytes,
   });
 }
 
 /** A pattern of the public API: the handler receives the validated input and the caller. */
 export function publicRpc<I, O>(pattern: string, options: ContractOptions = {}): PublicContract<I, O> {
   return contract<I, O, 'public'>('public', pattern, options);
+}
+
+/**
+ * A public read (a list page, an item by id): the handler returns the body (serialised once by
+ * api-core) or its JsonBytes, and the gateway receives JsonBytes it writes to the socket unread
+ * (docs/adr/0024). The body's shape `O` stays in the types end to end.
+ */
+export function publicRead<I, O>(pattern: string): PublicContract<I, JsonBytes<O>> {
+  return contract<I, JsonBytes<O>, 'public'>('public', pattern, {}, true);
 }
 
 /** A pattern of the operator API (or internal): the payload is the input, there is no caller. */
