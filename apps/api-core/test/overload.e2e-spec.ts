@@ -109,7 +109,7 @@ describe('an api-core replica under overload', () => {
           requestId: shed.headers['x-request-id'],
         },
       });
-      const read = await request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`);
+      const read = await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`);
       expect(read.status).toBe(503);
       expect(read.headers['retry-after']).toBe('1');
       expect(read.body.error.code).toBe('service_unavailable');
@@ -151,7 +151,7 @@ describe('an api-core replica under overload', () => {
     expect(dropped.channel).toContain('debtors.batch-write');
     expect(dropped.lateMs).toBeGreaterThanOrEqual(0);
     // Still answering, and the late request left nothing behind.
-    expect((await request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`)).status).toBe(200);
+    expect((await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`)).status).toBe(200);
     expect(await countDebtors(stack, externalId)).toBe(0);
     expect(core.logs.filter((l) => l.msg === 'handled' && l.requestId === requestId)).toEqual([]);
   });
@@ -181,11 +181,11 @@ describe('an api-core replica that cannot reach Postgres', () => {
   const reads = async (n: number) => {
     const statuses: number[] = [];
     for (let i = 0; i < n; i += 1) {
-      statuses.push((await request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`)).status);
+      statuses.push((await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`)).status);
     }
     return statuses;
   };
-  const handledBy = (p: ServiceProcess) => p.logs.filter((l) => l.msg === 'handled' && l.pattern === 'me.get').length;
+  const handledBy = (p: ServiceProcess) => p.logs.filter((l) => l.msg === 'handled' && l.pattern === 'portfolios.list').length;
   const readiness = async () => {
     const res = await fetch(`http://127.0.0.1:${cutHealthPort}/health/ready`);
     return { status: res.status, body: (await res.json()) as { status: string; details: Record<string, string> } };

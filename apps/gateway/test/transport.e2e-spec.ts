@@ -15,7 +15,7 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
     const requestIds: string[] = [];
     for (let batch = 0; batch < 4; batch += 1) {
       const responses = await Promise.all(
-        Array.from({ length: 15 }, () => request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`)),
+        Array.from({ length: 15 }, () => request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`)),
       );
       for (const res of responses) {
         expect(res.status).toBe(200);
@@ -23,7 +23,7 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
       }
     }
     const handledBy = (i: number) =>
-      stack.apiCores[i].logs.filter((l) => l.msg === 'handled' && l.pattern === 'me.get').map((l) => String(l.requestId));
+      stack.apiCores[i].logs.filter((l) => l.msg === 'handled' && l.pattern === 'portfolios.list').map((l) => String(l.requestId));
     // Log lines arrive through the processes' stdout pipes, a little after the responses.
     await eventually(() => expect([...handledBy(0), ...handledBy(1)].sort()).toEqual([...requestIds].sort()));
     expect(handledBy(0).length).toBeGreaterThan(0);
@@ -33,7 +33,7 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
 
   it('the request id travels to api-core and is echoed back', async () => {
     const res = await request(stack.publicUrl)
-      .get('/public/v1/me')
+      .get('/public/v1/portfolios')
       .set('Authorization', `Bearer ${tenant.key}`)
       .set('X-Request-Id', 'client-trace-0001');
     expect(res.headers['x-request-id']).toBe('client-trace-0001');
@@ -52,6 +52,14 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       error: { code: 'service_unavailable', message: expect.stringContaining('Retry later'), requestId: res.headers['x-request-id'] },
+    });
+    // GET /me is answered from the key cache: no round trip, so no api-core needed.
+    const me = await request(stack.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.key}`);
+    expect(me.status).toBe(200);
+    expect(me.body.data).toEqual({
+      apiKey: { id: expect.stringMatching(/^key_/), name: 'rw', keyPrefix: tenant.key.slice(0, 13), scopes: ['read', 'write'], expiresAt: null },
+      organization: { id: tenant.organizationId, name: expect.any(String), status: 'active' },
+      portfolioCount: tenant.portfolioIds.length,
     });
 
     await stack.startApiCore();

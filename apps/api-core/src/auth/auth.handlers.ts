@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { AuthContext, AuthRpc, VerifyKeyInput } from '@dc/contracts';
+import { AuthRpc, VerifyKeyInput } from '@dc/contracts';
 import { Handles } from '../rpc/handles.decorator';
 import { AuthService } from './auth.service';
 
@@ -11,10 +11,5 @@ export class AuthHandlers {
   @Handles(AuthRpc.verifyKey)
   verify(input: VerifyKeyInput) {
     return this.auth.verify(input.keyHash);
-  }
-
-  @Handles(AuthRpc.me)
-  async me(_input: Record<string, never>, auth: AuthContext) {
-    return { data: await this.auth.me(auth) };
   }
 }

@@ -13,10 +13,6 @@ export class AuthRepository {
     return this.db.client.apiKey.findUnique({ where: { keyHash }, include: WITH_ORGANIZATION });
   }
 
-  findKeyById(id: string) {
-    return this.db.client.apiKey.findUnique({ where: { id }, include: WITH_ORGANIZATION });
-  }
-
   /** How many portfolios the key reaches (GET /v1/me). */
   async countReachablePortfolios(auth: AuthContext): Promise<number> {
     const [row] = await this.db.prepared<{ n: number }>(Prisma.sql`SELECT count(*)::int AS n FROM portfolios p WHERE ${reachablePortfolioSql(auth)}`);

@@ -56,6 +56,7 @@ export class Authenticator {
       organizationId: verified.organizationId,
       portfolioIds: verified.portfolioIds,
       scopes: verified.scopes,
+      identity: verified.identity,
     };
   }
 

@@ -8,6 +8,11 @@ const key = (organizationId: string): VerifiedKey => ({
   scopes: ['read'],
   portfolioIds: [],
   expiresAt: null,
+  identity: {
+    apiKey: { id: 'key_1', name: 'k', keyPrefix: 'svc_test_abcd', scopes: ['read'], expiresAt: null },
+    organization: { id: organizationId, name: 'O', status: 'active' },
+    portfolioCount: 0,
+  },
 });
 
 describe('KeyCache', () => {

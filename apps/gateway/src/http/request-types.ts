@@ -1,8 +1,10 @@
-import type { AuthContext, Scope } from '@dc/contracts';
+import type { AuthContext, MeView, Scope } from '@dc/contracts';
 
 /** What the auth guard attaches to the request for the rest of the pipeline. */
 export interface AuthenticatedCaller extends AuthContext {
   scopes: Scope[];
+  /** GET /v1/me's body, from the key cache (docs/adr/0024). */
+  identity: MeView;
 }
 
 declare module 'fastify' {

@@ -18,7 +18,7 @@ export interface PublicRouteOptions {
   /** Below the controller's path; '' for the controller's own. */
   path?: string;
   scope: Scope;
-  /** The contract the route forwards to: its `status` is the route's success status (a test-only route gives just a status). */
+  /** The contract the route forwards to: its `status` is the route's success status (a route the gateway answers itself, GET /me, or a test-only route gives just a status). */
   rpc: AnyContract | { status: number };
   /** Rate-limit units of a request (default 1), computed from the parsed request. */
   cost?: RateCostFn;

@@ -1,3 +1,4 @@
+import type { MeView } from '../portfolios/portfolio.view';
 import { Scope } from '../scopes';
 
 /** Result of `auth.verify-key`, cached by the gateway for up to 60 seconds. */
@@ -9,6 +10,11 @@ export interface VerifiedKey {
   portfolioIds: string[];
   /** ISO time after which the key is expired, checked on every request against the cache. */
   expiresAt: string | null;
+  /**
+   * The key's GET /v1/me body as of this verification: the gateway answers /me from its key cache,
+   * without a round trip (so it may lag by the cache's 60 s, spec Authentication 7; docs/adr/0024).
+   */
+  identity: MeView;
 }
 
 export interface VerifyKeyInput {
