@@ -18,6 +18,7 @@ import { refuseOversizedBodiesBeforeUpload } from './http/body-limits';
 import { configureFastify, fastifyOptions, requestIdFor } from './http/fastify-setup';
 import { registerDocsRoutes } from './http/docs';
 import { registerHealthRoutes, registerMetricsRoute } from './http/health';
+import { registerCompression } from './http/compression';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -71,9 +72,10 @@ async function run(options: GatewayOptions): Promise<void> {
   };
 
   // API keys guard /public/v1 only: the upload route under /public/uploads is authorised by its signed URL.
-  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public/v1', deps, bus, redis, (fastify) =>
-    checkBeforeBody(fastify, '/public/v1/', (request) => deps.authenticator.authenticate(request)),
-  );
+  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public/v1', deps, bus, redis, async (fastify) => {
+    checkBeforeBody(fastify, '/public/v1/', (request) => deps.authenticator.authenticate(request));
+    await registerCompression(fastify, config.gateway.compressMinBytes);
+  });
   await registerUploads(publicApp.getHttpAdapter().getInstance(), config, logger);
   const operatorToken = new OperatorToken(config.gateway.operatorToken);
   const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
@@ -103,7 +105,7 @@ async function createListener(
   deps: GatewayDependencies,
   bus: NatsBus,
   redis: Redis,
-  addHooks: (fastify: FastifyInstance) => void = () => undefined,
+  addHooks: (fastify: FastifyInstance) => void | Promise<void> = () => undefined,
 ) {
   const adapter = new FastifyAdapter(fastifyOptions(deps.config.gateway, deps.logger as Logger));
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
@@ -112,7 +114,7 @@ async function createListener(
   });
   const fastify = app.getHttpAdapter().getInstance();
   const listener = configureFastify(fastify, deps.logger as Logger);
-  addHooks(fastify);
+  await addHooks(fastify);
   refuseOversizedBodiesBeforeUpload(app.getHttpServer(), (headers) => requestIdFor(headers, deps.config.gateway.trustRequestId), deps.logger as Logger);
   registerHealthRoutes(fastify, bus, redis);
   app.setGlobalPrefix(prefix);

@@ -36,6 +36,8 @@ export interface AppConfig {
     /** Failed authentications per client address per clock minute before 429 (0: no limit). */
     authFailuresPerMinute: number;
     http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
+    /** Public responses of at least this many bytes are compressed (br or gzip) when the client accepts it; 0 turns it off. */
+    compressMinBytes: number;
   };
   rateLimit: { unitsPerMinute: number; failOpen: boolean };
   idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
@@ -242,6 +244,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
         keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 600_000),
         idleTimeoutMs: r.int('HTTP_IDLE_TIMEOUT_MS', 120_000, 100, 600_000),
       },
+      compressMinBytes: r.int('HTTP_COMPRESS_MIN_BYTES', 1024, 0, 100_000_000),
     },
     rateLimit: {
       unitsPerMinute: r.int('RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000),
