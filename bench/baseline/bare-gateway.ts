@@ -1,0 +1,60 @@
+/**
+ * The baseline's edge (bench/read-baseline.bench.ts): Fastify, the project's version, and nothing
+ * else — no Nest, no auth, no rate limit, no validation, no logging. Each route does one NATS
+ * request (nats.js `request()`, with `noAsyncTraces` as the project's NatsBus) and sends the reply's
+ * bytes as they came. Started by the bench as `node dist/bench/baseline/bare-gateway.js`.
+ */
+import Fastify from 'fastify';
+import { connect, Msg } from 'nats';
+import { BaselineEnv, ListRequest, subjects } from './protocol';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const NOT_FOUND = '{"error":{"code":"not_found"}}';
+const FAILED = '{"error":{"code":"internal_error"}}';
+
+function env(name: string, fallback?: string): string {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const nc = await connect({ servers: [env(BaselineEnv.natsUrl)], name: 'bare-gateway', noAsyncTraces: true });
+  const subject = subjects(env(BaselineEnv.subjectPrefix));
+  const timeout = Number(env(BaselineEnv.requestTimeoutMs, '5000'));
+  const app = Fastify({ logger: false });
+  const bytes = (msg: Msg) => Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
+
+  app.get('/public/v1/debtors', async (request, reply) => {
+    const query = request.query as Record<string, string | undefined>;
+    const input: ListRequest = { limit: query.limit, cursor: query.cursor, portfolioId: query.portfolioId };
+    const msg = await nc.request(subject.list, JSON.stringify(input), { timeout });
+    if (!msg.data.byteLength) return reply.status(500).type(JSON_TYPE).send(FAILED);
+    return reply.type(JSON_TYPE).send(bytes(msg));
+  });
+
+  app.get('/public/v1/debtors/:id', async (request, reply) => {
+    const msg = await nc.request(subject.get, (request.params as { id: string }).id, { timeout });
+    if (!msg.data.byteLength) return reply.status(404).type(JSON_TYPE).send(NOT_FOUND);
+    return reply.type(JSON_TYPE).send(bytes(msg));
+  });
+
+  app.get('/public/v1/me', async (_request, reply) => {
+    const msg = await nc.request(subject.me, undefined, { timeout });
+    return reply.type(JSON_TYPE).send(bytes(msg));
+  });
+
+  await app.listen({ host: '127.0.0.1', port: Number(env(BaselineEnv.port, '0')) });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  process.stdout.write(`${JSON.stringify({ msg: 'bare-gateway listening', port })}\n`);
+
+  const stop = () => void app.close().then(() => nc.close()).finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

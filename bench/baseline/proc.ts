@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Resident set size of a process in MiB (VmRSS, /proc/<pid>/status), or NaN when it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far (/proc/<pid>/stat utime + stime). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and
+  // stime are fields 14 and 15 of the line, 12 and 13 after ")".
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/**
+ * Samples the RSS of named processes every `intervalMs` while running; `max()` gives the highest
+ * sample per name since start (one sample is taken at start and at stop too).
+ */
+export class RssSampler {
+  private readonly peaks = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pids: Record<string, number>,
+    private readonly intervalMs = 500,
+  ) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+    return this;
+  }
+
+  stop(): Map<string, number> {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peaks;
+  }
+
+  private sample(): void {
+    for (const [name, pid] of Object.entries(this.pids)) {
+      const mib = rssMiB(pid);
+      if (!Number.isNaN(mib)) this.peaks.set(name, Math.max(this.peaks.get(name) ?? 0, mib));
+    }
+  }
+}

@@ -1,0 +1,452 @@
+import type { AuthContext } from '@dc/contracts';
+import { AppName, createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, ServiceProcess, Stack, withDatabase } from '@dc/testing';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { encodeCursor } from '../libs/contracts/src/pagination';
+import { batchBody, postBatch } from './baseline/batch';
+import { InspectorSession } from './baseline/cpu-profiler';
+import { cpuSeconds, RssSampler, rssMiB } from './baseline/proc';
+import { BaselineEnv } from './baseline/protocol';
+import { baselineStatements } from './baseline/same-sql';
+import { percentile, printTable, runLoad } from './load';
+
+/**
+ * The read API against a bare baseline of the same path, interleaved in one run (issue 13,
+ * deliverable 5; bench/README.md):
+ *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --rounds 5 --connections 50 --soak 60 --profile DIR]
+ * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
+ * Baseline: bare-gateway (Fastify → NATS) → bare-pg-service (api-core's SQL through `pg`, the
+ * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
+ * Data is written through the public batch route; statistics go empty → fresh (ANALYZE) → stale.
+ */
+function option(name: string): string | undefined {
+  const i = process.argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  return process.argv[i].includes('=') ? process.argv[i].slice(name.length + 3) : process.argv[i + 1];
+}
+const numberOption = (name: string, fallback: number) => {
+  const value = Number(option(name) ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number`);
+  return value;
+};
+const DEBTORS = numberOption('debtors', 20_000);
+const SECONDS = numberOption('seconds', 5);
+const ROUNDS = Math.max(1, numberOption('rounds', 5));
+const CONNECTIONS = Math.max(1, numberOption('connections', 50));
+const SOAK_SECONDS = numberOption('soak', 60);
+const PROFILE_DIR = option('profile');
+const BATCH = 500;
+const LIMIT = 50;
+const WARM_UP_MS = Math.min(1, SECONDS) * 1000;
+/** api-core's default pool (libs/config, DATABASE_POOL_SIZE); Stack's own default is 4. */
+const POOL_SIZE = 10;
+/** The issue's targets. */
+const PAGE_MIN_RPS = 0.9;
+const PAGE_MAX_P99 = 1.5;
+const POINT_MIN_RPS = 0.7;
+const BATCH_MAX_MS = 200;
+const RSS_MAX_MIB = 250;
+
+const PROJECT = 'project';
+const BASELINE = 'baseline';
+type SystemName = typeof PROJECT | typeof BASELINE;
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** Mean bytes of a response body as sent (compressed or not). */
+  bytes: number;
+  /** The content-encodings answered ('identity' when none). */
+  encoding: string;
+}
+
+const median = (xs: number[]) => (xs.length ? percentile(xs, 50) : Number.NaN);
+const mib = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(0));
+const num = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Thrown when the baseline's bytes are not the project's: the comparison would mean nothing. */
+class BytesDiffer extends Error {}
+
+/** Undone in reverse order, on success, failure or Ctrl-C. */
+class Cleanup {
+  private readonly steps: (() => Promise<unknown>)[] = [];
+  private done: Promise<void> | undefined;
+
+  add(step: () => Promise<unknown>): void {
+    this.steps.push(step);
+  }
+
+  run(): Promise<void> {
+    this.done ??= (async () => {
+      for (const step of this.steps.reverse()) await step().catch((err: unknown) => process.stderr.write(`cleanup: ${String(err)}\n`));
+    })();
+    return this.done;
+  }
+}
+
+/** One GET over the load pool: status 200 and the body read to the end (its bytes counted, never parsed). */
+async function timedGet(pool: Pool, path: string, headers: Record<string, string>): Promise<{ ok: boolean; ms: number; bytes: number; encoding?: string }> {
+  const started = performance.now();
+  try {
+    const res = await pool.request({ method: 'GET', path, headers });
+    let bytes = 0;
+    for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+    const encoding = res.headers['content-encoding'];
+    return { ok: res.statusCode === 200, ms: performance.now() - started, bytes, encoding: typeof encoding === 'string' ? encoding : undefined };
+  } catch {
+    return { ok: false, ms: performance.now() - started, bytes: 0 };
+  }
+}
+
+async function fetchBytes(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: Buffer }> {
+  const pool = new Pool(baseUrl, { connections: 1 });
+  try {
+    const res = await pool.request({ method: 'GET', path, headers });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    return { status: res.statusCode, type: String(res.headers['content-type']), body };
+  } finally {
+    await pool.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const cleanup = new Cleanup();
+  const interrupted = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void cleanup.run().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await bench(cleanup);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+async function bench(cleanup: Cleanup): Promise<void> {
+  if (ROUNDS < 5) log(`note: --rounds ${ROUNDS}: the issue's figures need at least 5 interleaved rounds`);
+  const runSeconds = 8 * (ROUNDS * 2 * SECONDS + (2 * WARM_UP_MS) / 1000) + 3 * (ROUNDS * SECONDS + WARM_UP_MS / 1000) + SOAK_SECONDS + (PROFILE_DIR ? 3 * SECONDS : 0);
+  const minutes = runSeconds / 60;
+  log(`${DEBTORS} debtors per portfolio, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s; measuring takes about ${minutes.toFixed(0)} min`);
+
+  const template = await prepareTemplateDatabase();
+  cleanup.add(() => dropDatabase(template));
+  const work = await mkdtemp(path.join(tmpdir(), 'dc-bench-baseline-'));
+  cleanup.add(() => rm(work, { recursive: true, force: true }));
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+
+  const stack = await Stack.start({
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
+      // A profile per scenario, over the inspector (bench/baseline/cpu-profiler.ts).
+      ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
+    },
+  });
+  cleanup.add(() => stack.stop());
+  stack.discardLogs();
+  const gateway = stack.gateways[0].process;
+  const core = stack.apiCores[0];
+
+  const operator = new OperatorClient(stack.operatorUrl);
+  const tenant = await createTenant(operator);
+  const organizationId = tenant.organizationId;
+  const auth = { authorization: `Bearer ${tenant.key}` };
+  const me = await fetchBytes(stack.publicUrl, '/public/v1/me', auth);
+  if (me.status !== 200) throw new Error(`GET /me: ${me.status} ${me.body.toString()}`);
+  const authContext: AuthContext = { organizationId, apiKeyId: (JSON.parse(me.body.toString()) as { data: { apiKey: { id: string } } }).data.apiKey.id, portfolioIds: [] };
+
+  const writer = new Pool(stack.publicUrl, { connections: 1 });
+  cleanup.add(() => writer.close());
+  /** `DEBTORS` debtors with 2 debts and 2 phones each, 500 per request through the public route. */
+  const load = async (portfolioId: string, prefix: string): Promise<string[]> => {
+    const started = performance.now();
+    const ids: string[] = [];
+    for (let at = 0; at < DEBTORS; at += BATCH) {
+      ids.push(...(await postBatch(writer, tenant.key, portfolioId, batchBody(`${prefix}${at / BATCH}`, Math.min(BATCH, DEBTORS - at)))).ids);
+    }
+    const s = (performance.now() - started) / 1000;
+    log(`loaded ${DEBTORS} debtors (${DEBTORS * 2} debts, ${DEBTORS * 2} phones) into ${portfolioId} through the batch route in ${s.toFixed(1)} s`);
+    return ids.sort();
+  };
+  const newPortfolio = async (name: string): Promise<string> =>
+    (await operator.expect<{ data: { id: string } }>(201, 'POST', `/organizations/${organizationId}/portfolios`, { identityName: name, identityCurrency: ['EUR'] })).data.id;
+  /** What the planner knows of debtors against what is there (a stale state: rows and portfolios it has not seen). */
+  const statistics = async (label: string) => {
+    const [row] = await withDatabase(stack.databaseUrl, async (db) =>
+      (await db.query<{ reltuples: number; analysed: boolean; rows: number; portfolios: number; known: number | null }>(
+        `SELECT c.reltuples::float8 AS reltuples, s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL AS analysed,
+           (SELECT count(*) FROM debtors)::int AS rows, (SELECT count(DISTINCT portfolio_id) FROM debtors)::int AS portfolios,
+           (SELECT array_length(most_common_vals::text::text[], 1) FROM pg_stats
+             WHERE schemaname = current_schema() AND tablename = 'debtors' AND attname = 'portfolio_id') AS known
+         FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'debtors'`,
+      )).rows,
+    );
+    const known = row.analysed ? `analysed: reltuples ${row.reltuples}, portfolio_id statistics name ${row.known ?? 0} portfolio(s)` : `never analysed (reltuples ${row.reltuples})`;
+    log(`statistics ${label}: debtors holds ${row.rows} rows in ${row.portfolios} portfolio(s); ${known}`);
+  };
+
+  const firstPortfolio = tenant.portfolioIds[0];
+  const firstIds = await load(firstPortfolio, 'a');
+
+  // The baseline, as processes of its own.
+  const statementsFile = path.join(work, 'statements.json');
+  writeFileSync(statementsFile, JSON.stringify(baselineStatements(authContext, me.body.toString('utf8'))));
+  const baselineEnv = {
+    [BaselineEnv.natsUrl]: stack.env.NATS_URL,
+    [BaselineEnv.subjectPrefix]: `bare${process.pid}${randomBytes(3).toString('hex')}`,
+    [BaselineEnv.port]: '0',
+    [BaselineEnv.databaseUrl]: stack.databaseUrl,
+    [BaselineEnv.poolSize]: String(POOL_SIZE),
+    [BaselineEnv.statements]: statementsFile,
+    [BaselineEnv.requestTimeoutMs]: stack.env.NATS_REQUEST_TIMEOUT_MS,
+  };
+  // ServiceProcess runs any compiled entry; its app name only labels its errors.
+  const bareService = new ServiceProcess('bare-pg-service' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-pg-service.js');
+  cleanup.add(() => bareService.stop('SIGKILL'));
+  const bareGateway = new ServiceProcess('bare-gateway' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-gateway.js');
+  cleanup.add(() => bareGateway.stop('SIGKILL'));
+  await bareService.waitForLog((l) => l.msg === 'bare-pg-service ready');
+  const bareUrl = `http://127.0.0.1:${String((await bareGateway.waitForLog((l) => l.msg === 'bare-gateway listening')).port)}`;
+  bareService.retainLogs = bareGateway.retainLogs = false;
+
+  const processes: Record<string, ServiceProcess> = { gateway, 'api-core': core, 'bare-gateway': bareGateway, 'bare-pg-service': bareService };
+  const pids = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.pid]));
+  const rssPeak = new Map<string, { mib: number; scenario: string }>();
+  const alive = () => {
+    const dead = Object.entries(processes).filter(([, p]) => !p.running);
+    if (dead.length) throw new Error(`exited during the bench: ${dead.map(([name, p]) => `${name} (${p.exitDescription}) ${p.errorOutput.slice(-2000)}`).join('; ')}`);
+  };
+  const systems: Record<SystemName, string> = { [PROJECT]: stack.publicUrl, [BASELINE]: bareUrl };
+
+  /** One closed-loop run at CONNECTIONS connections, with the RSS of every service sampled (unless profiled: the profiler's memory is not the service's). */
+  const run = async (scenario: string, system: SystemName, nextPath: () => string, headers: Record<string, string>, durationMs = SECONDS * 1000, profiled = false): Promise<Run> => {
+    const sampler = new RssSampler(pids).start();
+    let bytes = 0;
+    const encodings = new Set<string>();
+    const r = await runLoad({
+      baseUrl: systems[system],
+      concurrency: CONNECTIONS,
+      durationMs,
+      request: async (_w, pool) => {
+        const res = await timedGet(pool, nextPath(), headers);
+        bytes += res.bytes;
+        encodings.add(res.encoding ?? 'identity');
+        return res;
+      },
+    });
+    for (const [name, peak] of sampler.stop()) {
+      if (!profiled && peak > (rssPeak.get(name)?.mib ?? 0)) rssPeak.set(name, { mib: peak, scenario });
+    }
+    alive();
+    return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, requests: r.requests, bytes: r.requests ? bytes / (r.requests + r.errors) : 0, encoding: [...encodings].join(', ') };
+  };
+
+  const rows: Record<string, string | number>[] = [];
+  /** Warm-up of each system, then ROUNDS × (project run, baseline run); a row of medians. */
+  const scenario = async (name: string, kind: 'page' | 'point', paths: Record<SystemName, () => string>, profileAs?: string) => {
+    for (const system of [PROJECT, BASELINE] as const) await run(name, system, paths[system], auth, WARM_UP_MS);
+    const runs: Record<SystemName, Run[]> = { [PROJECT]: [], [BASELINE]: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const system of [PROJECT, BASELINE] as const) runs[system].push(await run(name, system, paths[system], auth));
+    }
+    const m = (system: SystemName, key: 'rps' | 'p50' | 'p99') => median(runs[system].map((r) => r[key]));
+    const rpsRatio = m(PROJECT, 'rps') / m(BASELINE, 'rps');
+    const p99Ratio = m(PROJECT, 'p99') / m(BASELINE, 'p99');
+    const errors = runs[PROJECT].reduce((n, r) => n + r.errors, 0) + runs[BASELINE].reduce((n, r) => n + r.errors, 0);
+    const pass = kind === 'page' ? rpsRatio >= PAGE_MIN_RPS && p99Ratio <= PAGE_MAX_P99 : rpsRatio >= POINT_MIN_RPS;
+    rows.push({
+      scenario: name,
+      'project req/s': m(PROJECT, 'rps'),
+      'p50 ms': m(PROJECT, 'p50'),
+      'p99 ms': m(PROJECT, 'p99'),
+      'baseline req/s': m(BASELINE, 'rps'),
+      'baseline p50 ms': m(BASELINE, 'p50'),
+      'baseline p99 ms': m(BASELINE, 'p99'),
+      'req/s ratio': num(rpsRatio, 2),
+      'p99 ratio': num(p99Ratio, 2),
+      errors,
+      target: kind === 'page' ? `≥ ${PAGE_MIN_RPS}×, p99 ≤ ${PAGE_MAX_P99}×` : `≥ ${POINT_MIN_RPS}×`,
+      result: errors ? 'FAIL (errors)' : pass ? 'PASS' : 'FAIL',
+    });
+    log(`  ${name}: project ${num(m(PROJECT, 'rps'), 0)} req/s (p99 ${num(m(PROJECT, 'p99'))} ms), baseline ${num(m(BASELINE, 'rps'), 0)} req/s (p99 ${num(m(BASELINE, 'p99'))} ms)`);
+    if (PROFILE_DIR && profileAs) await profileRun(name, paths[PROJECT], profileAs);
+  };
+
+  /** One more project run of the scenario (not counted) with the gateway and api-core profiled. */
+  let inspectors: Record<string, InspectorSession> | undefined;
+  const profileRun = async (name: string, nextPath: () => string, label: string) => {
+    if (!inspectors) {
+      inspectors = { gateway: await InspectorSession.attach(gateway.errorOutput), 'api-core': await InspectorSession.attach(core.errorOutput) };
+      cleanup.add(async () => Object.values(inspectors ?? {}).forEach((s) => s.close()));
+    }
+    await Promise.all(Object.values(inspectors).map((s) => s.start()));
+    await run(`${name} (profiled)`, PROJECT, nextPath, auth, SECONDS * 1000, true);
+    for (const [service, session] of Object.entries(inspectors)) log(`  CPU profile: ${await session.stopInto(path.join(PROFILE_DIR!, `${service}.${label}.cpuprofile`))}`);
+  };
+
+  /** The bytes of both systems for the same request must be the same, or the comparison means nothing. */
+  const sameBytes = async (label: string, requestPath: string) => {
+    const [project, baseline] = await Promise.all([fetchBytes(stack.publicUrl, requestPath, auth), fetchBytes(bareUrl, requestPath, auth)]);
+    if (project.status === 200 && baseline.status === 200 && project.body.equals(baseline.body)) {
+      if (project.type !== baseline.type) log(`  note: content-type differs on ${label}: project "${project.type}", baseline "${baseline.type}"`);
+      log(`  same bytes: ${label} (${project.body.length} bytes)`);
+      return project.body.length;
+    }
+    const at = [...project.body].findIndex((b, i) => b !== baseline.body[i]);
+    process.stderr.write(
+      `\n${label}: the baseline's body is not the project's (GET ${requestPath}; status ${project.status} / ${baseline.status}, ` +
+        `${project.body.length} / ${baseline.body.length} bytes, first difference at byte ${at < 0 ? Math.min(project.body.length, baseline.body.length) : at})\n` +
+        `--- project\n${project.body.toString('utf8')}\n--- baseline\n${baseline.body.toString('utf8')}\n`,
+    );
+    throw new BytesDiffer(`${label}: bodies differ`);
+  };
+
+  const page = (portfolio?: string, cursor?: string) =>
+    `/public/v1/debtors?limit=${LIMIT}${cursor ? `&cursor=${cursor}` : ''}${portfolio ? `&portfolioId=${portfolio}` : ''}`;
+  const deepCursor = (ids: string[]) => encodeCursor(ids[Math.floor(ids.length * 0.75)]);
+  const both = (p: () => string): Record<SystemName, () => string> => ({ [PROJECT]: p, [BASELINE]: p });
+  const pagePhase = async (state: string, portfolio: string | undefined, ids: string[]) => {
+    const first = page(portfolio);
+    const deep = page(portfolio, deepCursor(ids));
+    const where = portfolio ? `, ?portfolioId=<${portfolio === firstPortfolio ? 'first' : 'second'}>` : '';
+    await sameBytes(`first page, ${state}`, first);
+    await sameBytes(`deep page, ${state}`, deep);
+    await scenario(`first page, ${state} stats${where}`, 'page', both(() => first), `first-page.${state}`);
+    await scenario(`deep page (¾), ${state} stats${where}`, 'page', both(() => deep));
+  };
+
+  // 1. Empty statistics: the state right after the load (never analysed).
+  await statistics('after the load');
+  await pagePhase('empty', undefined, firstIds);
+  const randomId = () => firstIds[Math.floor(Math.random() * firstIds.length)];
+  await sameBytes('by id', `/public/v1/debtors/${firstIds[0]}`);
+  await scenario('GET /debtors/{id} (random)', 'point', both(() => `/public/v1/debtors/${randomId()}`));
+  await scenario('GET /me (baseline: static NATS reply)', 'point', both(() => '/public/v1/me'));
+
+  // 2. Fresh statistics.
+  await withDatabase(stack.databaseUrl, (db) => db.query('ANALYZE'));
+  await statistics('after ANALYZE');
+  await pagePhase('fresh', undefined, firstIds);
+
+  // Compression (project only), with fresh statistics: identity, gzip, br interleaved.
+  const encodings = ['identity', 'gzip', 'br'] as const;
+  const compression = new Map<string, { runs: Run[]; cpu: number[] }>(encodings.map((e) => [e, { runs: [], cpu: [] }]));
+  for (let round = -1; round < ROUNDS; round++) {
+    for (const encoding of encodings) {
+      const headers = encoding === 'identity' ? auth : { ...auth, 'accept-encoding': encoding };
+      const entry = compression.get(encoding)!;
+      const before = cpuSeconds(gateway.pid);
+      const r = await run(`first page, ${encoding}`, PROJECT, () => page(), headers, round < 0 ? WARM_UP_MS : SECONDS * 1000);
+      if (round < 0) continue; // warm-up
+      entry.runs.push(r);
+      entry.cpu.push(((cpuSeconds(gateway.pid) - before) / (r.requests + r.errors)) * 1000);
+    }
+  }
+
+  // 3. Stale statistics: a second portfolio of the same size loaded after the ANALYZE, read by portfolioId.
+  const secondPortfolio = await newPortfolio('Portfolio 2');
+  const secondIds = await load(secondPortfolio, 'b');
+  await statistics('after the second load');
+  await pagePhase('stale', secondPortfolio, secondIds);
+
+  // Batch latency (project only), in a portfolio of its own.
+  const batchPortfolio = await newPortfolio('Portfolio 3');
+  for (const warm of ['w0', 'w1']) await postBatch(writer, tenant.key, batchPortfolio, batchBody(warm, BATCH));
+  const batches = Array.from({ length: Math.max(5, ROUNDS) }, (_, i) => batchBody(`n${i}`, BATCH));
+  for (const [name, expect] of [[`batch ${BATCH} × 2 debts × 2 phones, new`, 'created'], [`the same ${BATCH} resent (all updates)`, 'updated']] as const) {
+    const times: number[] = [];
+    for (const body of batches) {
+      const r = await postBatch(writer, tenant.key, batchPortfolio, body);
+      if (r[expect] !== BATCH) throw new Error(`${name}: expected ${BATCH} ${expect}, got ${r.created} created / ${r.updated} updated`);
+      times.push(r.ms);
+    }
+    const p50 = median(times);
+    rows.push({
+      scenario: `${name} (${times.length} requests, client wall time)`,
+      'project req/s': '—',
+      'p50 ms': p50,
+      'p99 ms': percentile(times, 99),
+      ...Object.fromEntries(['baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'req/s ratio', 'p99 ratio'].map((c) => [c, '—'])),
+      errors: 0,
+      target: `median ≤ ${BATCH_MAX_MS} ms`,
+      result: p50 <= BATCH_MAX_MS ? 'PASS' : 'FAIL',
+    });
+  }
+
+  // Soak: first pages on the project, RSS of gateway and api-core along the way.
+  const soak: { s: number; gateway: number; core: number }[] = [];
+  let soakRps = Number.NaN;
+  if (SOAK_SECONDS > 0) {
+    const started = performance.now();
+    const sample = () => soak.push({ s: Math.round((performance.now() - started) / 1000), gateway: rssMiB(gateway.pid), core: rssMiB(core.pid) });
+    const timers = [0, 0.25, 0.5, 0.75].map((f) => setTimeout(sample, f * SOAK_SECONDS * 1000));
+    soakRps = (await run('soak', PROJECT, () => page(firstPortfolio), auth, SOAK_SECONDS * 1000)).rps;
+    timers.forEach(clearTimeout);
+    sample();
+  }
+
+  // The tables.
+  printTable(
+    `Read API against a same-bytes bare baseline: ${DEBTORS} debtors per portfolio (2 debts, 2 phones each, written through the batch route), ` +
+      `${CONNECTIONS} connections, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s (ratios: project / baseline)`,
+    rows,
+  );
+  printTable(
+    `RSS per service, highest sample (every 500 ms) over all measured runs${PROFILE_DIR ? ' (with --profile: includes what the inspector keeps; measure memory without it)' : ''}`,
+    Object.keys(processes).map((name) => {
+      const peak = rssPeak.get(name);
+      const project = name === 'gateway' || name === 'api-core';
+      return { service: name, 'max RSS MiB': mib(peak?.mib ?? Number.NaN), during: peak?.scenario ?? '—', target: project ? `< ${RSS_MAX_MIB} MiB` : '—', result: project ? ((peak?.mib ?? 0) < RSS_MAX_MIB ? 'PASS' : 'FAIL') : '—' };
+    }),
+  );
+  const identity = compression.get('identity')!;
+  printTable(
+    `Compression (project only): first page with fresh statistics, ${CONNECTIONS} connections, medians of ${ROUNDS} interleaved rounds`,
+    encodings.map((encoding) => {
+      const c = compression.get(encoding)!;
+      const bytes = median(c.runs.map((r) => r.bytes));
+      const cpu = median(c.cpu);
+      return {
+        'accept-encoding': encoding === 'identity' ? '(none)' : encoding,
+        'content-encoding': [...new Set(c.runs.map((r) => r.encoding))].join(', '),
+        'req/s': median(c.runs.map((r) => r.rps)),
+        'p50 ms': median(c.runs.map((r) => r.p50)),
+        'p99 ms': median(c.runs.map((r) => r.p99)),
+        'bytes/response': Math.round(bytes),
+        'vs identity': `${num((bytes / median(identity.runs.map((r) => r.bytes))) * 100, 1)} %`,
+        'gateway CPU s / 1,000 req': num(cpu, 3),
+        'CPU vs identity': `${num(cpu / median(identity.cpu), 2)}×`,
+        errors: c.runs.reduce((n, r) => n + r.errors, 0),
+      };
+    }),
+  );
+  if (soak.length) {
+    // Flat: under the target, and grown by at most 5 % from the quarter mark (once the heap has settled) to the end.
+    const verdict = (values: number[]) => {
+      const from = values[Math.min(1, values.length - 1)];
+      const growth = values[values.length - 1] - from;
+      const ok = Math.max(...values) < RSS_MAX_MIB && growth <= from * 0.05;
+      return `${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MiB, max ${Math.max(...values).toFixed(0)} (${ok ? 'PASS' : 'FAIL'})`;
+    };
+    printTable(`Soak: ${SOAK_SECONDS} s of first pages (portfolio 1) on the project at ${CONNECTIONS} connections, ${num(soakRps, 0)} req/s; RSS (target: < ${RSS_MAX_MIB} MiB each, flat)`, [
+      ...soak.map((x) => ({ s: x.s, 'gateway MiB': mib(x.gateway), 'api-core MiB': mib(x.core) })),
+      { s: 'growth from ¼', 'gateway MiB': verdict(soak.map((x) => x.gateway)), 'api-core MiB': verdict(soak.map((x) => x.core)) },
+    ]);
+  }
+}
+
+main().catch((err: unknown) => {
+  if (!(err instanceof BytesDiffer)) process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  else process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});
