@@ -34,13 +34,20 @@ function batch(prefix: string, debtors: number, debtsEach: number, phonesEach: n
   });
 }
 
+// --profile DIR: V8 CPU profiles of the gateway and api-core (as in read-api.bench.ts).
+const profileIndex = process.argv.indexOf('--profile');
+const PROFILE_DIR = profileIndex > 0 ? process.argv[profileIndex + 1] : undefined;
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const template = await prepareTemplateDatabase();
   let stack: Stack | undefined;
   try {
-    stack = await Stack.start({ env: { LOG_LEVEL: 'debug', NATS_REQUEST_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+    stack = await Stack.start({
+      env: { LOG_LEVEL: 'debug', NATS_REQUEST_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '1000000' },
+      cpuProfileDir: PROFILE_DIR,
+    });
     const tenant = await createTenant(new OperatorClient(stack.operatorUrl));
     const url = `${stack.publicUrl}/public/v1/portfolios/${tenant.portfolioIds[0]}/debtors`;
     const post = async (body: string) => {

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppError, ErrorIssue } from '@dc/contracts';
+import { AppError, cacheValidationMetadata, ErrorIssue } from '@dc/contracts';
 
 /** Flattens class-validator's tree into `{message, path}` with paths like `debtors[3].debts[0].currency`. */
 export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
@@ -27,6 +27,7 @@ class DtoValidationPipe extends ValidationPipe {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationMetadata();
   return new DtoValidationPipe({
     transform: true,
     whitelist: true,
