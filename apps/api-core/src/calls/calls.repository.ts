@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
+import { KeysetKey, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { callAnalysisView } from './call-analysis';
 
 export interface CallListFilter {
@@ -76,17 +76,40 @@ function toCallView(row: CallRow): CallView {
   return { ...isoDates(row), analysis: callAnalysisView(row.analysis) };
 }
 
-/** One keyset page (limit + 1 rows, id order) of the calls the key can reach, filters applied. */
+/**
+ * One keyset page (limit + 1 rows, id order) of the calls the key can reach, filters applied. The
+ * page's key (docs/adr/0023) is the first filter given of: the debtor (calls_debtor_id_portfolio_id_id_idx),
+ * the campaign (calls_campaign_id_portfolio_id_id_idx), the statuses, one scan each
+ * (calls_status_portfolio_id_id_idx), the direction (calls_direction_portfolio_id_id_idx); none:
+ * calls_portfolio_id_id_idx. The others are residual filters, and from/to always are (createdAt
+ * bounds): a page then costs the rows they skip (ADR 0023).
+ */
 export function callsPageSql(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Prisma.Sql {
+  let key: KeysetKey | undefined;
   const conditions: Prisma.Sql[] = [];
-  if (filter.debtorId !== undefined) conditions.push(Prisma.sql`c.debtor_id = ${filter.debtorId}`);
-  if (filter.campaignId !== undefined) conditions.push(Prisma.sql`c.campaign_id = ${filter.campaignId}`);
-  if (filter.statuses?.length) conditions.push(Prisma.sql`c.status = ANY(${filter.statuses}::text[])`);
-  if (filter.direction !== undefined) conditions.push(Prisma.sql`c.direction = ${filter.direction}`);
-  if (filter.from !== undefined) conditions.push(Prisma.sql`c.created_at >= ${filter.from}`);
-  if (filter.to !== undefined) conditions.push(Prisma.sql`c.created_at <= ${filter.to}`);
-  const page = { columns: LIST_COLUMNS, from: Prisma.sql`calls c`, alias: 'c', conditions, portfolioId: filter.portfolioId, afterId, take };
+  const filters: [column: string, values: readonly string[] | undefined][] = [
+    ['debtor_id', filter.debtorId === undefined ? undefined : [filter.debtorId]],
+    ['campaign_id', filter.campaignId === undefined ? undefined : [filter.campaignId]],
+    ['status', filter.statuses?.length ? filter.statuses : undefined],
+    ['direction', filter.direction === undefined ? undefined : [filter.direction]],
+  ];
+  for (const [column, values] of filters) {
+    if (values === undefined) continue;
+    if (key) conditions.push(residual(Prisma.sql`c.${Prisma.raw(column)} = ANY(${values}::text[])`));
+    else key = { column, values };
+  }
+  if (filter.from !== undefined) conditions.push(residual(Prisma.sql`c.created_at >= ${filter.from}`));
+  if (filter.to !== undefined) conditions.push(residual(Prisma.sql`c.created_at <= ${filter.to}`));
+  const page = { columns: LIST_COLUMNS, from: Prisma.sql`calls c`, alias: 'c', key, conditions, portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
+}
+
+/** A call by id (primary key), with its analysis, inside the key's reach. */
+export function callByIdSql(auth: AuthContext, id: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${CALL_COLUMNS}
+    FROM calls c JOIN portfolios p ON p.id = c.portfolio_id
+    WHERE c.id = ${id} AND ${reachablePortfolioSql(auth)}`;
 }
 
 /** The only code that touches Prisma/SQL for calls. */
@@ -96,14 +119,11 @@ export class CallsRepository {
 
   /** One keyset page (limit + 1 rows, id order) of the calls the key can reach. */
   async listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<CallListItemView[]> {
-    return (await this.db.client.$queryRaw<CallItemRow[]>(callsPageSql(auth, filter, afterId, take))).map(isoDates);
+    return (await this.db.prepared<CallItemRow>(callsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<CallView | null> {
-    const [row] = await this.db.client.$queryRaw<CallRow[]>`
-      SELECT ${CALL_COLUMNS}
-      FROM calls c JOIN portfolios p ON p.id = c.portfolio_id
-      WHERE c.id = ${id} AND ${reachablePortfolioSql(auth)}`;
+    const [row] = await this.db.prepared<CallRow>(callByIdSql(auth, id));
     return row ? toCallView(row) : null;
   }
 

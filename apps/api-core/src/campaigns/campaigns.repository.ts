@@ -28,12 +28,22 @@ const COLUMNS = Prisma.sql`
   cmp.id, cmp.portfolio_id AS "portfolioId", cmp.name, cmp.description, cmp.channel, cmp.status,
   cmp.starts_at AS "startsAt", cmp.ends_at AS "endsAt", cmp.created_at AS "createdAt", cmp.updated_at AS "updatedAt"`;
 
-/** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach, filters applied. */
+/**
+ * One keyset page (limit + 1 rows, id order) of the campaigns the key can reach, filters applied:
+ * statuses are the page's key, one scan each (campaigns_status_portfolio_id_id_idx, docs/adr/0023).
+ */
 export function campaignsPageSql(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Prisma.Sql {
-  const conditions: Prisma.Sql[] = [];
-  if (filter.statuses?.length) conditions.push(Prisma.sql`cmp.status = ANY(${filter.statuses}::text[])`);
-  const page = { columns: COLUMNS, from: Prisma.sql`campaigns cmp`, alias: 'cmp', conditions, portfolioId: filter.portfolioId, afterId, take };
+  const key = filter.statuses?.length ? { column: 'status', values: filter.statuses } : undefined;
+  const page = { columns: COLUMNS, from: Prisma.sql`campaigns cmp`, alias: 'cmp', key, conditions: [], portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
+}
+
+/** A campaign by id (primary key) inside the key's reach. */
+export function campaignByIdSql(auth: AuthContext, id: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${COLUMNS}
+    FROM campaigns cmp JOIN portfolios p ON p.id = cmp.portfolio_id
+    WHERE cmp.id = ${id} AND ${reachablePortfolioSql(auth)}`;
 }
 
 /** The only code that touches Prisma/SQL for campaigns. */
@@ -43,14 +53,11 @@ export class CampaignsRepository {
 
   /** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach. */
   async listReachable(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Promise<CampaignRecord[]> {
-    return (await this.db.client.$queryRaw<CampaignRow[]>(campaignsPageSql(auth, filter, afterId, take))).map(isoDates);
+    return (await this.db.prepared<CampaignRow>(campaignsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<CampaignRecord | null> {
-    const [row] = await this.db.client.$queryRaw<CampaignRow[]>`
-      SELECT ${COLUMNS}
-      FROM campaigns cmp JOIN portfolios p ON p.id = cmp.portfolio_id
-      WHERE cmp.id = ${id} AND ${reachablePortfolioSql(auth)}`;
+    const [row] = await this.db.prepared<CampaignRow>(campaignByIdSql(auth, id));
     return row ? isoDates(row) : null;
   }
 
@@ -61,7 +68,7 @@ export class CampaignsRepository {
    */
   async metrics(campaignIds: string[]): Promise<Map<string, CampaignMetricsView>> {
     if (!campaignIds.length) return new Map();
-    const rows = await this.db.client.$queryRaw<(CampaignMetricsView & { campaignId: string })[]>`
+    const rows = await this.db.prepared<CampaignMetricsView & { campaignId: string }>(Prisma.sql`
       WITH call_stats AS (
         SELECT campaign_id,
                count(*)::int AS calls_total,
@@ -80,7 +87,7 @@ export class CampaignsRepository {
              COALESCE((SELECT sum(ps.n) FROM promise_stats ps WHERE ps.campaign_id = cs.campaign_id), 0)::int AS "promisesTotal",
              COALESCE((SELECT json_agg(json_build_object('currency', ps.currency, 'amount', ps.amount) ORDER BY ps.currency)
                        FROM promise_stats ps WHERE ps.campaign_id = cs.campaign_id), '[]'::json) AS "promisedAmounts"
-      FROM call_stats cs`;
+      FROM call_stats cs`);
     return new Map(rows.map(({ campaignId, ...metrics }) => [campaignId, metrics]));
   }
 

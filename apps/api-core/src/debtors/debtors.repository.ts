@@ -61,10 +61,11 @@ const CONTACTS = Prisma.sql`
  * rows only): rows are `{id, json}` in id order, joined into the body unparsed (docs/adr/0024).
  */
 export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
-  const conditions = [Prisma.sql`d.deleted_at IS NULL`, Prisma.sql`d.erased_at IS NULL`];
-  if (filter.status?.length) conditions.push(Prisma.sql`d.status = ANY(${filter.status}::text[])`);
-  if (filter.id !== undefined) conditions.push(Prisma.sql`d.id = ${filter.id}`);
-  const page = reachableKeysetPageSql(auth, { columns: PAGE_COLUMNS, from: Prisma.sql`debtors d`, alias: 'd', conditions, portfolioId: filter.portfolioId, afterId, take });
+  // The page's key (docs/adr/0023): the id (primary key), else the statuses, one scan each
+  // (debtors_live_status_portfolio_id_id_idx); none: debtors_live_portfolio_id_id_idx.
+  const key = filter.id !== undefined ? { column: 'id', values: [filter.id] } : filter.status?.length ? { column: 'status', values: filter.status } : undefined;
+  const live = Prisma.sql`d.deleted_at IS NULL AND d.erased_at IS NULL`;
+  const page = reachableKeysetPageSql(auth, { columns: PAGE_COLUMNS, from: Prisma.sql`debtors d`, alias: 'd', live, key, conditions: [], portfolioId: filter.portfolioId, afterId, take });
   return Prisma.sql`
     SELECT view.id, row_to_json(view)::text AS json FROM (
       SELECT ${fromPage(BEFORE_CONTACTS)}, ${CONTACTS}, ${fromPage(AFTER_CONTACTS)}

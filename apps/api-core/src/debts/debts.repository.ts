@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, DebtStatus, DebtView } from '@dc/contracts';
 import { Database, isoDates, Prisma, Stored } from '@dc/database';
-import { reachableKeysetPageSql } from '../reach/reach.repository';
+import { KeysetKey, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 
 export interface DebtListFilter {
   portfolioId?: string;
@@ -22,12 +22,21 @@ const DEBT_COLUMNS = Prisma.raw(`t.id, t.portfolio_id AS "portfolioId", t.debtor
  * deleted or erased debtor hides its debts), filters, keyset (reachableKeysetPageSql).
  */
 export function reachableDebtsSql(auth: AuthContext, filter: DebtListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
-  const conditions = [Prisma.sql`t.deleted_at IS NULL`];
-  if (filter.debtorId !== undefined) conditions.push(Prisma.sql`t.debtor_id = ${filter.debtorId}`);
-  if (filter.status !== undefined) conditions.push(Prisma.sql`t.status = ${filter.status}`);
-  if (filter.id !== undefined) conditions.push(Prisma.sql`t.id = ${filter.id}`);
-  const from = Prisma.sql`debts t JOIN debtors d ON d.id = t.debtor_id AND d.deleted_at IS NULL AND d.erased_at IS NULL`;
-  return reachableKeysetPageSql(auth, { columns: DEBT_COLUMNS, from, alias: 't', conditions, portfolioId: filter.portfolioId, afterId, take });
+  // The page's key (docs/adr/0023) is the first filter given of: the id (primary key), the debtor
+  // (its few debts, debts_debtor_id_portfolio_id_id_idx), the status (debts_live_status_portfolio_id_id_idx);
+  // none: debts_live_portfolio_id_id_idx. The others are residual filters.
+  let key: KeysetKey | undefined;
+  const conditions: Prisma.Sql[] = [];
+  for (const [column, value] of [['id', filter.id], ['debtor_id', filter.debtorId], ['status', filter.status]] as const) {
+    if (value === undefined) continue;
+    if (key) conditions.push(residual(Prisma.sql`t.${Prisma.raw(column)} = ${value}`));
+    else key = { column, values: [value] };
+  }
+  // The debtor's liveness as a residual: checked on the row its primary key finds, never the
+  // reason to scan a live-debtors index (with no statistics that looked as cheap as the probe).
+  const from = Prisma.sql`debts t JOIN debtors d ON d.id = t.debtor_id AND ${residual(Prisma.sql`d.deleted_at IS NULL AND d.erased_at IS NULL`)}`;
+  const live = Prisma.sql`t.deleted_at IS NULL`;
+  return reachableKeysetPageSql(auth, { columns: DEBT_COLUMNS, from, alias: 't', live, key, conditions, portfolioId: filter.portfolioId, afterId, take });
 }
 
 @Injectable()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PaymentSource, PaymentView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
+import { reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 
 export interface NewPayment {
   externalId: string | null;
@@ -42,14 +42,26 @@ const PAYMENT_COLUMNS = Prisma.sql`
   pay.payment_date AS "paymentDate", pay.payment_method AS "paymentMethod", pay.reference,
   pay.created_at AS "createdAt", pay.updated_at AS "updatedAt"`;
 
-/** One keyset page (limit + 1 rows, id order) of the payments the key can reach, filters applied. */
+/**
+ * One keyset page (limit + 1 rows, id order) of the payments the key can reach, filters applied:
+ * the debtor is the page's key (payments_debtor_id_portfolio_id_id_idx), from/to residual filters
+ * (a business date unrelated to id order: a page costs the rows they skip, docs/adr/0023).
+ */
 export function paymentsPageSql(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Prisma.Sql {
+  const key = filter.debtorId !== undefined ? { column: 'debtor_id', values: [filter.debtorId] } : undefined;
   const conditions: Prisma.Sql[] = [];
-  if (filter.debtorId !== undefined) conditions.push(Prisma.sql`pay.debtor_id = ${filter.debtorId}`);
-  if (filter.from !== undefined) conditions.push(Prisma.sql`pay.payment_date COLLATE "C" >= ${filter.from}`);
-  if (filter.to !== undefined) conditions.push(Prisma.sql`pay.payment_date COLLATE "C" <= ${filter.to}`);
-  const page = { columns: PAYMENT_COLUMNS, from: Prisma.sql`payments pay`, alias: 'pay', conditions, portfolioId: filter.portfolioId, afterId, take };
+  if (filter.from !== undefined) conditions.push(residual(Prisma.sql`pay.payment_date COLLATE "C" >= ${filter.from}`));
+  if (filter.to !== undefined) conditions.push(residual(Prisma.sql`pay.payment_date COLLATE "C" <= ${filter.to}`));
+  const page = { columns: PAYMENT_COLUMNS, from: Prisma.sql`payments pay`, alias: 'pay', key, conditions, portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
+}
+
+/** A payment by id (primary key) inside the key's reach. */
+export function paymentByIdSql(auth: AuthContext, id: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${PAYMENT_COLUMNS}
+    FROM payments pay JOIN portfolios p ON p.id = pay.portfolio_id
+    WHERE pay.id = ${id} AND ${reachablePortfolioSql(auth)}`;
 }
 
 /** The only code that touches Prisma/SQL for payments. */
@@ -105,14 +117,11 @@ export class PaymentsRepository {
    * every date-time of that day.
    */
   async listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<PaymentView[]> {
-    return (await this.db.client.$queryRaw<PaymentRow[]>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates);
+    return (await this.db.prepared<PaymentRow>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<PaymentView | null> {
-    const [row] = await this.db.client.$queryRaw<PaymentRow[]>`
-      SELECT ${PAYMENT_COLUMNS}
-      FROM payments pay JOIN portfolios p ON p.id = pay.portfolio_id
-      WHERE pay.id = ${id} AND ${reachablePortfolioSql(auth)}`;
+    const [row] = await this.db.prepared<PaymentRow>(paymentByIdSql(auth, id));
     return row ? isoDates(row) : null;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PromiseStatus, PromiseView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { reachableKeysetPageSql } from '../reach/reach.repository';
+import { KeysetKey, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 
 export interface PromiseListFilter {
   portfolioId?: string;
@@ -31,12 +31,20 @@ const COLUMNS = Prisma.sql`
   pr.amount::float8 AS amount, pr.currency, pr.promise_date AS "promiseDate", pr.status, pr.payment_id AS "paymentId",
   pr.fulfillment_date AS "fulfillmentDate", pr.created_at AS "createdAt", pr.updated_at AS "updatedAt"`;
 
-/** One keyset page (limit + 1 rows, id order) of the promises the key can reach, filters applied. */
+/**
+ * One keyset page (limit + 1 rows, id order) of the promises the key can reach, filters applied.
+ * The page's key (docs/adr/0023): the debtor (promises_debtor_id_portfolio_id_id_idx), else the
+ * statuses, one scan each (promises_status_portfolio_id_id_idx); with both, the statuses are residual.
+ */
 export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Prisma.Sql {
+  let key: KeysetKey | undefined;
   const conditions: Prisma.Sql[] = [];
-  if (filter.debtorId !== undefined) conditions.push(Prisma.sql`pr.debtor_id = ${filter.debtorId}`);
-  if (filter.statuses?.length) conditions.push(Prisma.sql`pr.status = ANY(${filter.statuses}::text[])`);
-  const page = { columns: COLUMNS, from: Prisma.sql`promises pr`, alias: 'pr', conditions, portfolioId: filter.portfolioId, afterId, take };
+  if (filter.debtorId !== undefined) key = { column: 'debtor_id', values: [filter.debtorId] };
+  if (filter.statuses?.length) {
+    if (key) conditions.push(residual(Prisma.sql`pr.status = ANY(${filter.statuses}::text[])`));
+    else key = { column: 'status', values: filter.statuses };
+  }
+  const page = { columns: COLUMNS, from: Prisma.sql`promises pr`, alias: 'pr', key, conditions, portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
 }
 
@@ -47,7 +55,7 @@ export class PromisesRepository {
 
   /** One keyset page (limit + 1 rows, id order) of the promises the key can reach. */
   async listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<PromiseView[]> {
-    return (await this.db.client.$queryRaw<PromiseRow[]>(promisesPageSql(auth, filter, afterId, take))).map(isoDates);
+    return (await this.db.prepared<PromiseRow>(promisesPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   /** A call of that debtor in that portfolio. */

@@ -12,11 +12,30 @@ export function reachablePortfolioSql(auth: AuthContext): Prisma.Sql {
   return Prisma.sql`p.organization_id = ${auth.organizationId} AND p.status = 'active' ${restriction}`;
 }
 
+/**
+ * The page's key: the equality filter that leads its index, `(column, portfolio_id, id)`. For each
+ * portfolio and each value the scan starts at the cursor and stops after `take` rows or at the end
+ * of the value, whatever the value's share of the table.
+ */
+export interface KeysetKey {
+  column: string;
+  /** One value, or several: one scan per value (deduplicated here). */
+  values: readonly string[];
+}
+
 /** One keyset page of a portfolio-scoped table; `alias` names the table in `from`, `columns` and `conditions`. */
 export interface KeysetPageQuery {
   columns: Prisma.Sql;
   from: Prisma.Sql;
   alias: string;
+  /**
+   * The table's liveness (none: every row is shown), checked as `residual(live)`: the very text of
+   * the WHERE of the table's page indexes, so those indexes, and no other partial index, serve it.
+   */
+  live?: Prisma.Sql;
+  /** The page's key (one filter at most); none: the `(portfolio_id, id)` index. */
+  key?: KeysetKey;
+  /** Every other filter, written with `residual`. */
   conditions: Prisma.Sql[];
   portfolioId: string | undefined;
   afterId: string | null;
@@ -24,33 +43,66 @@ export interface KeysetPageQuery {
 }
 
 /**
- * A keyset page (id order) across the portfolios a key can reach: for each portfolio (LATERAL) a
- * range scan of its `(portfolio_id, id)` index from the cursor, limited, then merged in id order.
- * The cost is the same at any depth and never includes another organization's rows.
+ * A condition checked on the rows a page's index returns, written `(…) IS NOT DISTINCT FROM true`:
+ * the same test, but no index takes it as a key, no partial index's predicate follows from it but
+ * one spelled the same way, and the planner estimates it at one half whatever the statistics say
+ * (a boolean expression has none). Written plainly, a second indexed filter (a debtor and a status)
+ * offers a second index whose estimated cost ties with the key's when statistics are missing, and
+ * `deleted_at IS NULL` without statistics is estimated at 0.5 % of the rows, which makes every
+ * index on live rows look empty and reading a whole portfolio to sort it look as cheap as the
+ * ordered scan (docs/adr/0023).
+ */
+export function residual(condition: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(${condition}) IS NOT DISTINCT FROM true`;
+}
+
+/**
+ * A keyset page (id order) across the portfolios a key can reach: for each portfolio (LATERAL),
+ * and for each value of the page's key, a range scan of the index whose columns and predicate are
+ * those of the query — `([key,] portfolio_id, id) [WHERE residual(<liveness>)]` — from the cursor,
+ * limited, then merged in id order. The cost is `take` rows per scan at any depth, never includes
+ * another organization's rows, and does not depend on the planner's statistics (docs/adr/0023,
+ * pinned by apps/api-core/test/stale-statistics-plans.e2e-spec.ts):
  *
- * The portfolio is matched as `portfolio_id >= p.id AND portfolio_id <= p.id`, not `=`, on
- * purpose: with `=` the planner may prefer walking the primary key in id order and filtering by
- * portfolio (it assumes every portfolio holds an equal share of the table), which reads the whole
- * table for a small portfolio beside a large one. The range form can only be served in order by
- * the `(portfolio_id, id)` index.
- *
- * Only the conditions in use appear in the text, never `($n IS NULL OR …)`: run as a prepared
- * statement (Database.prepared), Postgres switches to a generic plan after five executions, and
- * in a generic plan such a condition cannot bound the index scan — a keyset page then reads every
- * row before its cursor (measured: 2,829 buffers instead of ~200 in the middle of 20,000 debtors).
- * Both traps are pinned by apps/api-core/test/keyset-reads.e2e-spec.ts.
+ * - The portfolio and the cursor are one row comparison, `(portfolio_id, id) > (p.id, cursor)`
+ *   (the first page's cursor is '', before every id), with `portfolio_id <= p.id`. Only an index
+ *   with `portfolio_id, id` after its key serves it in order, so the planner cannot walk the
+ *   primary key in id order filtering by portfolio (with `portfolio_id = p.id` it may: it assumes
+ *   every portfolio holds an equal share of the table, and reads the whole table for a small
+ *   portfolio beside a large one). Its estimate never looks at the cursor's value: a cursor past
+ *   the histogram (a portfolio loaded after the last ANALYZE) would be estimated at no rows, and
+ *   reading those "no rows" and sorting them looks cheaper than the ordered scan.
+ * - The inner LIMIT is `(SELECT take)`: a limit the planner cannot read, so it plans the scan
+ *   for a tenth of its rows, as it already does in a generic plan (`LIMIT $n`). With the real
+ *   limit, a scan estimated below `take` rows looks no cheaper in order than read and sorted.
+ * - Only the conditions in use appear in the text, never `($n IS NULL OR …)`: run as a prepared
+ *   statement (Database.prepared), Postgres switches to a generic plan after five executions, and
+ *   in a generic plan such a condition cannot bound the index scan (measured: 2,829 buffers
+ *   instead of ~200 in the middle of 20,000 debtors; apps/api-core/test/keyset-reads.e2e-spec.ts).
  */
 export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery): Prisma.Sql {
   const table = Prisma.raw(page.alias);
-  const conditions = [Prisma.sql`${table}.portfolio_id >= p.id AND ${table}.portfolio_id <= p.id`, ...page.conditions];
-  if (page.afterId !== null) conditions.push(Prisma.sql`${table}.id > ${page.afterId}`);
+  const conditions: Prisma.Sql[] = [];
+  let values = Prisma.empty;
+  if (page.key) {
+    const column = Prisma.sql`${table}.${Prisma.raw(page.key.column)}`;
+    const distinct = [...new Set(page.key.values)];
+    if (distinct.length === 1) conditions.push(Prisma.sql`${column} = ${distinct[0]}`);
+    else {
+      values = Prisma.sql`CROSS JOIN unnest(${distinct}::text[]) AS k(v)`;
+      conditions.push(Prisma.sql`${column} = k.v`);
+    }
+  }
+  conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${page.afterId ?? ''}) AND ${table}.portfolio_id <= p.id`);
+  if (page.live) conditions.push(residual(page.live));
+  conditions.push(...page.conditions);
   const portfolio = page.portfolioId === undefined ? Prisma.empty : Prisma.sql`AND p.id = ${page.portfolioId}`;
   return Prisma.sql`
-    SELECT page.* FROM portfolios p
+    SELECT page.* FROM portfolios p ${values}
     CROSS JOIN LATERAL (
       SELECT ${page.columns} FROM ${page.from}
       WHERE ${Prisma.join(conditions, ' AND ')}
-      ORDER BY ${table}.portfolio_id, ${table}.id LIMIT ${page.take}) page
+      ORDER BY ${table}.portfolio_id, ${table}.id LIMIT (SELECT ${page.take}::int)) page
     WHERE ${reachablePortfolioSql(auth)} ${portfolio}
     ORDER BY page.id LIMIT ${page.take}`;
 }

@@ -1,0 +1,438 @@
+import { AuthContext } from '@dc/contracts';
+import { Prisma } from '@dc/database';
+import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { Client } from 'pg';
+import { ulid } from 'ulid';
+import { reachableDebtorsSql } from '../src/debtors/debtors.repository';
+import { reachableDebtsSql } from '../src/debts/debts.repository';
+import { callByIdSql, callsPageSql } from '../src/calls/calls.repository';
+import { paymentByIdSql, paymentsPageSql } from '../src/payments/payments.repository';
+import { promisesPageSql } from '../src/promises/promises.repository';
+import { campaignByIdSql, campaignsPageSql } from '../src/campaigns/campaigns.repository';
+
+/**
+ * Issue 13 item 1 (docs/adr/0023): every list and by-id read keeps its plan whatever the planner's
+ * statistics say. A realistic portfolio is loaded through the public batch route and the operator
+ * routes, and nothing refreshes statistics (autovacuum is switched off for these tables, as it
+ * lags every bulk load in production); then each read the repositories send — the exact SQL of
+ * the exported *Sql builders — is run with EXPLAIN (ANALYZE, BUFFERS) as a custom and as a generic
+ * plan, for the first page and a deep cursor page, and the shared buffers it touched must stay
+ * under a bound set by the page size, never by the portfolio size:
+ * - EMPTY: never analysed (a fresh test database has no statistics);
+ * - STALE: analysed, then a second portfolio loaded and read (its id is in no histogram);
+ * - FRESH: analysed after both loads.
+ *
+ * Portfolio B has 10,000 debtors, not 20,000: the stale-statistics trap needs only a portfolio many
+ * pages long that the statistics have never seen (a plan that reads it whole reads 10,000 debtors
+ * instead of 51), and it halves the second load. The whole file runs in ~35 s here (loading ~30 s).
+ *
+ * Measured with this file (worst page of each read over the 3 states × 2 plans × 2 pages, shared
+ * buffers hit + read), at the previous commit's indexes and SQL → with migration
+ * 20261125000000_read_indexes and the SQL of reachableKeysetPageSql:
+ *   debtors 14,536 → 527; every reachable portfolio 14,539 → 624; status=active 14,536 → 541;
+ *   status=deceased 20,108 (FRESH, generic) → 165; status=settled,unreachable 14,541 → 417;
+ *   debtor by id 6,691 → 17; debts 139,567 → 417; debts status=paid 15,251 → 280;
+ *   status=cancelled 2,255 → 247; debts debtorId 1,602 → 13; debt by id 202 → 14;
+ *   calls 332 → 8; calls debtorId 546 → 56; campaignId 1,643 → 14; status=in_progress 1,635 → 57;
+ *   status=completed,no_answer 1,635 → 21; direction=inbound 1,635 → 49; from/to 1,635 → 8;
+ *   payments 192 → 7; payments debtorId 62 → 8; payments from/to 192 → 7; promises 131 → 6;
+ *   promises debtorId 52 → 9; promises status=cancelled 131 → 38; campaigns 4 → 4.
+ * Before, with fresh statistics, the debtors' first page still read 5,392 (the full index walked
+ * the 5,000 retired debtors of portfolio A). With the new SQL on the old indexes most keyed pages
+ * still failed (debtors status=settled,unreachable 1,461, debts status=paid 1,030, calls
+ * campaignId 1,643). The table is in docs/adr/0023; SHOW_BUFFERS=1 prints this run's.
+ */
+const PORTFOLIO_A = 20_000; // debtors, each with 2 debts and 2 phones
+const PORTFOLIO_B = 10_000;
+const BATCH = 500;
+const TAKE = 51; // limit 50 + 1, as the services ask
+
+type Table = 'debtors' | 'debts' | 'calls' | 'payments' | 'promises' | 'campaigns';
+
+/** What the cases of one portfolio read: ids picked after its load. */
+interface Sample {
+  pf: string;
+  /** Per table, the id 80 % of the way through the portfolio's rows: the cursor of a deep page. */
+  deep: Record<Table, string>;
+  /** A debtor with 120 calls, 4 payments and 4 promises (a debtor the collectors keep calling). */
+  busyDebtor: string;
+  /** The middle of the busy debtor's calls. */
+  busyDebtorCallCursor: string;
+  debtor: string;
+  debt: string;
+  call: string;
+  payment: string;
+  campaign: string;
+  /** The campaign with the most calls. */
+  bigCampaign: string;
+}
+
+interface Case {
+  name: string;
+  sql: (after: string | null) => Prisma.Sql;
+  /** The cursor of the deep page; null for by-id reads. */
+  deep: string | null;
+  bound: number;
+}
+
+interface Measure {
+  state: string;
+  name: string;
+  page: 'first' | 'deep';
+  plan: 'custom' | 'generic';
+  buffers: number;
+  bound: number;
+}
+
+const DAY = 86_400_000;
+
+describe('query plans independent of statistics (issue 13, docs/adr/0023)', () => {
+  let stack: Stack;
+  let operator: OperatorClient;
+  let tenant: Tenant;
+  let client: Client;
+  let auth: AuthContext;
+  const measures: Measure[] = [];
+  const started = Date.now();
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      env: { RATE_LIMIT_PER_MINUTE: '1000000', NATS_REQUEST_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '20000', DATABASE_LOCK_TIMEOUT_MS: '20000' },
+    });
+    operator = new OperatorClient(stack.operatorUrl);
+    tenant = await createTenant(operator, { portfolios: 2 });
+    auth = { organizationId: tenant.organizationId, apiKeyId: 'key_plans', portfolioIds: [] };
+    client = new Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    // Statistics change only when this test says so, even where autovacuum runs (CI).
+    for (const table of ['portfolios', 'debtors', 'debts', 'debtor_phones', 'debtor_emails', 'calls', 'payments', 'promises', 'campaigns']) {
+      await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    if (process.env.SHOW_BUFFERS) printTable();
+    await client?.end();
+    await stack?.stop();
+  });
+
+  function log(message: string): void {
+    if (process.env.SHOW_BUFFERS) console.log(`${((Date.now() - started) / 1000).toFixed(1)} s: ${message}`);
+  }
+
+  function printTable(): void {
+    const rows = new Map<string, Record<string, number>>();
+    for (const m of measures) {
+      const key = `${m.name} | ${m.page}`;
+      const row = rows.get(key) ?? {};
+      row[`${m.state} ${m.plan}`] = m.buffers;
+      rows.set(key, row);
+    }
+    const columns = [...new Set(measures.map((m) => `${m.state} ${m.plan}`))];
+    const lines = [`| read | page | ${columns.join(' | ')} |`, `|---|---|${columns.map(() => '---:').join('|')}|`];
+    for (const [key, row] of rows) lines.push(`| ${key} | ${columns.map((c) => row[c] ?? '').join(' | ')} |`);
+    console.log(lines.join('\n'));
+  }
+
+  // ---------------------------------------------------------------- loading
+
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  const FIRST = ['Ana', 'Luis', 'Marta', 'Jorge', 'Lucía', 'Pablo', 'Elena', 'Diego'];
+  const LAST = ['García', 'Fernández', 'López', 'Martínez', 'Sánchez', 'Pérez', 'Gómez', 'Ruiz'];
+  const CITIES = ['Madrid', 'Barcelona', 'Valencia', 'Sevilla', 'Bilbao', 'Málaga'];
+
+  function debtorBody(prefix: string, i: number, offset: number) {
+    const n = offset + i;
+    const debt = (k: number) => {
+      const total = 100 + ((n * 7 + k * 13) % 900);
+      // A tenth of the debts arrive paid (status paid); a third partly paid.
+      const paid = n % 10 === k ? total : n % 3 === 0 ? 25.5 : 0;
+      return { externalId: `${prefix}-${n}-${k}`, totalAmount: total, paidAmount: paid, currency: 'EUR', dueDate: '2026-12-31', issueDate: '2026-01-15', description: 'consumer loan', debtType: 'loan' };
+    };
+    return {
+      externalId: `${prefix}-${n}`,
+      identityFirstName: FIRST[n % FIRST.length],
+      identityLastName: LAST[(n >> 3) % LAST.length],
+      identityDocumentType: 'national_id',
+      identityDocumentNumber: `${pad(n, 8)}${prefix}`,
+      contactInfoAddressStreet: `Calle Mayor ${(n % 200) + 1}`,
+      contactInfoAddressCity: CITIES[n % CITIES.length],
+      contactInfoAddressPostalCode: pad(28000 + (n % 100), 5),
+      contactInfoAddressCountry: 'ES',
+      contactInfoPhoneNumbers: [0, 1].map((p) => ({ phone: `+34 6${pad(n, 6)}${p}1`, primary: p === 0, type: 'mobile' })),
+      ...(n % 2 ? { contactInfoEmails: [{ address: `debtor${n}@example.com`, primary: true }] } : {}),
+      debts: [0, 1].map(debt),
+    };
+  }
+
+  /** Debtors, debts, phones and emails through POST /public/v1/portfolios/{id}/debtors, 500 a request. */
+  async function loadDebtors(pf: string, prefix: string, count: number, offset: number): Promise<void> {
+    const post = async (start: number) => {
+      const body = { debtors: Array.from({ length: Math.min(BATCH, count - start) }, (_, i) => debtorBody(prefix, start + i, offset)) };
+      const res = await fetch(`${stack.publicUrl}/public/v1/portfolios/${pf}/debtors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data?: { summary: { created: number } } };
+      if (res.status !== 200 || json.data?.summary.created !== body.debtors.length) throw new Error(`batch at ${start}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    };
+    // Two requests in flight: one is parsed and validated while the other writes (they take the
+    // portfolio's lock one after the other).
+    const starts = Array.from({ length: Math.ceil(count / BATCH) }, (_, i) => i * BATCH);
+    await Promise.all([0, 1].map(async (lane) => {
+      for (let i = lane; i < starts.length; i += 2) await post(starts[i]);
+    }));
+  }
+
+  /**
+   * Everything else a portfolio in use holds. Campaigns, deletions and erasures go through the
+   * operator routes; calls, payments and promises (tens of thousands, one row per request on
+   * their routes: minutes) are inserted with SQL in their routes' shape, with ids minted at their
+   * creation time over the last 60 days, so id order is creation order and two portfolios' rows
+   * interleave as they do in production. The batch never sets a debtor status and no route moves
+   * it yet: a realistic spread is set with SQL, as are a few cancelled debts. `retired` of the
+   * oldest debtors are then soft-deleted with their debts, as a re-load (import mode replace)
+   * leaves them, with the importer's own statements: dead rows with the oldest ids, which a page
+   * must not walk.
+   */
+  async function loadActivity(pf: string, retired: number): Promise<Sample> {
+    const campaigns: string[] = [];
+    const moves: Record<number, string[]> = { 0: ['scheduled', 'active'], 1: ['scheduled', 'active'], 2: ['scheduled', 'active', 'paused'], 3: ['scheduled', 'active', 'completed'], 4: ['scheduled', 'active', 'completed', 'archived'], 5: ['scheduled'] };
+    for (let c = 0; c < 12; c++) {
+      const created = await operator.expect(201, 'POST', `/portfolios/${pf}/campaigns`, { name: `Campaign ${c}`, channel: 'voice' });
+      for (const to of moves[c % 6]) await operator.expect(200, 'POST', `/campaigns/${created.data.id}/transition`, { to });
+      campaigns.push(created.data.id);
+    }
+    const debtorIds = (await client.query<{ id: string }>('SELECT id FROM debtors WHERE portfolio_id = $1 ORDER BY id', [pf])).rows.map((r) => r.id);
+    for (const [k, id] of debtorIds.entries()) {
+      if (k % 700 === 350) await operator.expect(204, 'DELETE', `/debtors/${id}`);
+      else if (k % 2000 === 1000) await operator.expect(200, 'POST', `/debtors/${id}/erase`);
+    }
+    await client.query(
+      `UPDATE debtors SET status = CASE WHEN h < 2 THEN 'deceased' WHEN h < 22 THEN 'unreachable' WHEN h < 52 THEN 'settled' WHEN h < 152 THEN 'in_collection' ELSE 'active' END
+       FROM (SELECT id AS hid, hashtext(id) & 1023 AS h FROM debtors WHERE portfolio_id = $1) x WHERE id = x.hid`,
+      [pf],
+    );
+    await client.query(`UPDATE debts SET status = 'cancelled' WHERE portfolio_id = $1 AND hashtext(id) & 1023 < 5`, [pf]);
+    if (retired) {
+      const oldest = debtorIds.slice(0, Math.floor(debtorIds.length * retired));
+      await client.query('UPDATE debts SET deleted_at = now(), updated_at = now() WHERE debtor_id = ANY($1::text[]) AND deleted_at IS NULL', [oldest]);
+      await client.query('UPDATE debtors SET deleted_at = now(), updated_at = now() WHERE id = ANY($1::text[]) AND deleted_at IS NULL', [oldest]);
+    }
+
+    const now = Date.now();
+    const at = (k: number, total: number) => now - 60 * DAY + Math.floor(((k + 0.5) / total) * 60 * DAY);
+    // Live debtors (past the retired ones, none of the deleted or erased ones).
+    const busy = debtorIds[Math.floor(debtorIds.length * 0.5) + 7];
+    const debtor = debtorIds[Math.floor(debtorIds.length * 0.6) + 21];
+    // Calls: two per debtor, plus 120 of the busy debtor.
+    const callDebtors = [...debtorIds.flatMap((id) => [id, id]), ...Array.from({ length: 120 }, () => busy)];
+    const callOrder = callDebtors.map((d, k) => ({ d, k: (k * 7919) % callDebtors.length })).sort((x, y) => x.k - y.k);
+    const calls = callOrder.map(({ d }, k) => {
+      const h = (k * 2654435761) % 1000;
+      const t = at(k, callOrder.length);
+      const inbound = h % 20 === 7; // 5 %
+      const status = h < 450 ? 'completed' : h < 750 ? 'no_answer' : h < 850 ? 'busy' : h < 930 ? 'failed' : h < 980 ? 'cancelled' : h < 990 ? 'queued' : h < 996 ? 'ringing' : 'in_progress';
+      const campaign = inbound || h % 5 === 0 ? null : campaigns[Math.floor(((h * 31) % 1000) ** 2 / 1_000_000 * campaigns.length)];
+      return { id: `call_${ulid(t)}`, d, campaign, direction: inbound ? 'inbound' : 'outbound', status, t: new Date(t) };
+    });
+    await client.query(
+      `INSERT INTO calls (id, portfolio_id, debtor_id, campaign_id, direction, status, from_number, to_number, connected_at,
+         effective_duration_sec, metrics_start_time, metrics_end_time, created_at, updated_at)
+       SELECT u.id, $1, u.d, u.c, u.dir, u.st, '+34910000000', '+34600000000',
+         CASE WHEN u.st = 'completed' THEN u.t END, CASE WHEN u.st = 'completed' THEN 93.5 END, u.t, u.t, u.t, u.t
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS u(id, d, c, dir, st, t)`,
+      [pf, calls.map((c) => c.id), calls.map((c) => c.d), calls.map((c) => c.campaign), calls.map((c) => c.direction), calls.map((c) => c.status), calls.map((c) => c.t)],
+    );
+    // Payments: one per four debtors, plus 4 of the busy debtor; business dates spread over 60 days.
+    const payDebtors = [...debtorIds.filter((_, k) => k % 4 === 1), busy, busy, busy, busy];
+    const payments = payDebtors.map((d, k) => {
+      const t = at((k * 104729) % payDebtors.length, payDebtors.length);
+      return { id: `pay_${ulid(t)}`, d, t: new Date(t), date: new Date(t - ((k * 13) % 5) * DAY).toISOString().slice(0, 10) };
+    }).sort((x, y) => (x.id < y.id ? -1 : 1));
+    await client.query(
+      `INSERT INTO payments (id, external_id, portfolio_id, debtor_id, amount, currency, payment_date, payment_method, source, created_at, updated_at)
+       SELECT u.id, 'EXT-' || u.id, $1, u.d, 50, 'EUR', u.dt, 'transfer', 'api', u.t, u.t
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, d, dt, t)`,
+      [pf, payments.map((p) => p.id), payments.map((p) => p.d), payments.map((p) => p.date), payments.map((p) => p.t)],
+    );
+    // Promises: one per five debtors, plus 4 of the busy debtor.
+    const promiseDebtors = [...debtorIds.filter((_, k) => k % 5 === 2), busy, busy, busy, busy];
+    const promises = promiseDebtors.map((d, k) => {
+      const t = at((k * 7907) % promiseDebtors.length, promiseDebtors.length);
+      const h = (k * 2654435761) % 100;
+      const status = h < 60 ? 'pending' : h < 75 ? 'fulfilled' : h < 80 ? 'partial' : h < 95 ? 'broken' : 'cancelled';
+      return { id: `prm_${ulid(t)}`, d, status, t: new Date(t) };
+    }).sort((x, y) => (x.id < y.id ? -1 : 1));
+    await client.query(
+      `INSERT INTO promises (id, portfolio_id, debtor_id, amount, currency, promise_date, status, created_at, updated_at)
+       SELECT u.id, $1, u.d, 75, 'EUR', '2026-12-15', u.st, u.t, u.t
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, d, st, t)`,
+      [pf, promises.map((p) => p.id), promises.map((p) => p.d), promises.map((p) => p.status), promises.map((p) => p.t)],
+    );
+
+    const deepOf = async (table: Table) =>
+      (await client.query<{ id: string }>(
+        `SELECT id FROM ${table} WHERE portfolio_id = $1 ORDER BY id OFFSET (SELECT count(*) * 4 / 5 FROM ${table} WHERE portfolio_id = $1) LIMIT 1`,
+        [pf],
+      )).rows[0].id;
+    const deep = {} as Record<Table, string>;
+    for (const table of ['debtors', 'debts', 'calls', 'payments', 'promises', 'campaigns'] as const) deep[table] = await deepOf(table);
+    const one = async (text: string, params: unknown[]) => (await client.query<{ id: string }>(text, params)).rows[0].id;
+    const busyCalls = (await client.query<{ id: string }>('SELECT id FROM calls WHERE debtor_id = $1 ORDER BY id', [busy])).rows;
+    return {
+      pf,
+      deep,
+      busyDebtor: busy,
+      busyDebtorCallCursor: busyCalls[Math.floor(busyCalls.length / 2)].id,
+      debtor,
+      debt: await one(`SELECT t.id FROM debts t WHERE t.debtor_id = $1 ORDER BY t.id LIMIT 1`, [debtor]),
+      call: calls[Math.floor(calls.length / 3)].id,
+      payment: payments[Math.floor(payments.length / 3)].id,
+      campaign: campaigns[7],
+      bigCampaign: await one(`SELECT campaign_id AS id FROM calls WHERE portfolio_id = $1 AND campaign_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`, [pf]),
+    };
+  }
+
+  // ---------------------------------------------------------------- measuring
+
+  /** Every read the repositories send for one portfolio, with the bound on its buffers per page. */
+  function casesFor(s: Sample): Case[] {
+    const pf = s.pf;
+    // Per scan of a page (51 rows): a debtor costs ~8 buffers with its phones and emails, a debt ~6
+    // with its debtor's probe, a call, payment or promise ~1-2 (rows written together share heap
+    // pages); plus the index pages and, until VACUUM, the dead entries of the retired rows. A plan
+    // that reads the portfolio (or a status of it) and sorts it costs thousands.
+    const DEBTOR_PAGE = 700;
+    const TWO_DEBTOR_SCANS = 1000; // two portfolios, or two statuses: up to 102 rows read, 51 kept
+    const DEBT_PAGE = 600;
+    const PAGE = 150;
+    // A row by id, or a debtor's few rows.
+    const BY_ID = 40;
+    const windowFrom = new Date(Date.now() - 61 * DAY);
+    const windowTo = new Date(Date.now() + DAY);
+    return [
+      { name: 'debtors', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
+      { name: 'debtors, every reachable portfolio', sql: (a) => reachableDebtorsSql(auth, {}, a, TAKE), deep: s.deep.debtors, bound: TWO_DEBTOR_SCANS },
+      { name: 'debtors status=active', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['active'] }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
+      { name: 'debtors status=deceased (0.2 %)', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['deceased'] }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
+      { name: 'debtors status=settled,unreachable', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['settled', 'unreachable'] }, a, TAKE), deep: s.deep.debtors, bound: TWO_DEBTOR_SCANS },
+      { name: 'debtor by id', sql: () => reachableDebtorsSql(auth, { id: s.debtor }, null, 1), deep: null, bound: BY_ID },
+      { name: 'debts', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
+      { name: 'debts status=paid', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'paid' }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
+      { name: 'debts status=cancelled (0.5 %)', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'cancelled' }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
+      { name: 'debts debtorId', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor }, a, TAKE), deep: s.deep.debts, bound: BY_ID },
+      { name: 'debts debtorId status=paid', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor, status: 'paid' }, a, TAKE), deep: s.deep.debts, bound: BY_ID },
+      { name: 'debt by id', sql: () => reachableDebtsSql(auth, { id: s.debt }, null, 1), deep: null, bound: BY_ID },
+      { name: 'calls', sql: (a) => callsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls debtorId (120 calls)', sql: (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.busyDebtorCallCursor, bound: PAGE },
+      { name: 'calls campaignId (biggest)', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.bigCampaign }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls campaignId', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls campaignId status=completed', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign, statuses: ['completed'] }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls debtorId status=completed', sql: (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['completed'] }, a, TAKE), deep: s.busyDebtorCallCursor, bound: PAGE },
+      { name: 'calls status=completed,no_answer', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed', 'no_answer'] }, a, TAKE), deep: s.deep.calls, bound: 2 * PAGE },
+      { name: 'calls status=in_progress (0.4 %)', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['in_progress'] }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls direction=inbound (5 %)', sql: (a) => callsPageSql(auth, { portfolioId: pf, direction: 'inbound' }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls status=completed direction=inbound', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed'], direction: 'inbound' }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'calls from/to (window holding every call)', sql: (a) => callsPageSql(auth, { portfolioId: pf, from: windowFrom, to: windowTo }, a, TAKE), deep: s.deep.calls, bound: PAGE },
+      { name: 'call by id', sql: () => callByIdSql(auth, s.call), deep: null, bound: BY_ID },
+      { name: 'payments', sql: (a) => paymentsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.payments, bound: PAGE },
+      { name: 'payments debtorId', sql: (a) => paymentsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.deep.payments, bound: BY_ID },
+      { name: 'payments from/to (window holding every payment)', sql: (a) => paymentsPageSql(auth, { portfolioId: pf, from: '2026-01-01', to: '2027-01-01' }, a, TAKE), deep: s.deep.payments, bound: PAGE },
+      { name: 'payment by id', sql: () => paymentByIdSql(auth, s.payment), deep: null, bound: BY_ID },
+      { name: 'promises', sql: (a) => promisesPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.promises, bound: PAGE },
+      { name: 'promises debtorId', sql: (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.deep.promises, bound: BY_ID },
+      { name: 'promises debtorId status=pending', sql: (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['pending'] }, a, TAKE), deep: s.deep.promises, bound: BY_ID },
+      { name: 'promises status=cancelled (5 %)', sql: (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['cancelled'] }, a, TAKE), deep: s.deep.promises, bound: PAGE },
+      { name: 'promises status=pending,broken', sql: (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['pending', 'broken'] }, a, TAKE), deep: s.deep.promises, bound: 2 * PAGE },
+      { name: 'campaigns', sql: (a) => campaignsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.campaigns, bound: BY_ID },
+      { name: 'campaigns status=active', sql: (a) => campaignsPageSql(auth, { portfolioId: pf, statuses: ['active'] }, a, TAKE), deep: s.deep.campaigns, bound: BY_ID },
+      { name: 'campaign by id', sql: () => campaignByIdSql(auth, s.campaign), deep: null, bound: BY_ID },
+    ];
+  }
+
+  /** Shared buffers (hit + read) of one execution, planned as Postgres plans a prepared statement in `mode`. */
+  async function buffers(statement: Prisma.Sql, mode: 'custom' | 'generic'): Promise<number> {
+    const literal = (v: unknown): string =>
+      v === null
+        ? 'NULL'
+        : Array.isArray(v)
+          ? `ARRAY[${v.map(literal).join(', ')}]::text[]`
+          : typeof v === 'number'
+            ? String(v)
+            : v instanceof Date
+              ? client.escapeLiteral(v.toISOString())
+              : client.escapeLiteral(String(v));
+    await client.query(`SET plan_cache_mode = force_${mode}_plan`);
+    await client.query(`PREPARE probe AS ${statement.text}`);
+    try {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE probe(${statement.values.map(literal).join(', ')})`);
+      const plan = rows[0]['QUERY PLAN'][0].Plan;
+      if (process.env.SHOW_PLAN) console.log(JSON.stringify(plan, (k, v) => (['Output', 'Startup Cost', 'Plan Width', 'Parallel Aware', 'Async Capable'].includes(k) || /Local|Temp|Dirtied|Written/.test(k) ? undefined : v), 0));
+      return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+    } finally {
+      await client.query('DEALLOCATE probe');
+    }
+  }
+
+  /**
+   * Measures every case of the portfolio; returns the pages over their bound. Each page is read
+   * once first: the first index scan over the rows a mass update left dead (the retired debtors)
+   * visits them and marks their index entries dead, once, until VACUUM removes them — a cost of
+   * the update, met by whichever read comes first, not of the plan.
+   */
+  async function measure(state: string, sample: Sample): Promise<Measure[]> {
+    const over: Measure[] = [];
+    const cases = casesFor(sample);
+    for (const c of cases) {
+      const first = c.sql(null);
+      await client.query(first.text, first.values);
+    }
+    for (const c of cases) {
+      for (const page of c.deep === null ? (['first'] as const) : (['first', 'deep'] as const)) {
+        for (const plan of ['custom', 'generic'] as const) {
+          const m = { state, name: c.name, page, plan, buffers: await buffers(c.sql(page === 'first' ? null : c.deep), plan), bound: c.bound };
+          measures.push(m);
+          if (m.buffers > m.bound) over.push(m);
+        }
+      }
+    }
+    return over;
+  }
+
+  const statisticsRows = async () =>
+    Number((await client.query(`SELECT count(*) FROM pg_stats WHERE schemaname = 'public' AND tablename IN ('debtors', 'debts', 'calls', 'payments', 'promises', 'campaigns')`)).rows[0].count);
+
+  let a: Sample;
+  let b: Sample;
+
+  it('EMPTY statistics (never analysed): pages of a 20,000-debtor portfolio stay bounded', async () => {
+    await loadDebtors(tenant.portfolioIds[0], 'A', PORTFOLIO_A, 0);
+    log(`portfolio A: ${PORTFOLIO_A} debtors loaded`);
+    a = await loadActivity(tenant.portfolioIds[0], 0.25);
+    log('portfolio A: activity loaded');
+    expect(await statisticsRows()).toBe(0);
+    const over = await measure('EMPTY', a);
+    log('EMPTY measured');
+    expect(over).toEqual([]);
+  }, 180_000);
+
+  it('STALE statistics (analysed before a second portfolio was loaded): its pages stay bounded', async () => {
+    await client.query('ANALYZE');
+    await loadDebtors(tenant.portfolioIds[1], 'B', PORTFOLIO_B, PORTFOLIO_A);
+    log(`portfolio B: ${PORTFOLIO_B} debtors loaded`);
+    b = await loadActivity(tenant.portfolioIds[1], 0);
+    log('portfolio B: activity loaded');
+    const over = await measure('STALE', b);
+    log('STALE measured');
+    expect(over).toEqual([]);
+  }, 180_000);
+
+  it('FRESH statistics: pages of both portfolios stay bounded', async () => {
+    await client.query('ANALYZE');
+    const over = [...(await measure('FRESH A', a)), ...(await measure('FRESH B', b))];
+    log('FRESH measured');
+    expect(over).toEqual([]);
+  }, 180_000);
+});
