@@ -73,7 +73,9 @@ export function buildOpenApiDocument(options: {
         'violation is 400 `validation_error`. A request must arrive whole within 30 s (headers within 10 s), or the ' +
         'connection is answered 408 `request_timeout` and closed. Failed authentications are limited per client address ' +
         '(60 per clock minute by default): past the limit the answer is 429 `rate_limited` with `Retry-After`, until the ' +
-        'window resets. Answers given before the body is read (401, 413) are readable by clients that send the whole body first.',
+        'window resets. Answers given before the body is read (401, 413) are readable by clients that send the whole body first.\n\n' +
+        'Responses of 1 KiB or more are compressed with brotli (`br`) or gzip when `Accept-Encoding` allows it (with ' +
+        '`Vary: Accept-Encoding`); request bodies must not be compressed (`Content-Encoding` is not honoured).',
     },
     servers: [{ url: '{base_url}/public', variables: { base_url: { default: 'http://localhost:3000' } } }],
     security: [{ apiKey: [] }],
