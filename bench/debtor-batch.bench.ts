@@ -3,6 +3,7 @@
  * Run: npm run build && node dist/bench/debtor-batch.bench.js   (see bench/README.md)
  */
 import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, Stack } from '@dc/testing';
+import { batchBody } from './baseline/batch';
 
 const REPEATS = 5;
 
@@ -11,28 +12,6 @@ interface Case {
   bodies: string[];
 }
 
-function batch(prefix: string, debtors: number, debtsEach: number, phonesEach: number): string {
-  return JSON.stringify({
-    debtors: Array.from({ length: debtors }, (_, i) => ({
-      externalId: `${prefix}-${i}`,
-      identityFirstName: 'Ana',
-      identityLastName: 'García',
-      identityDocumentType: 'national_id',
-      identityDocumentNumber: `DOC${prefix}${i}`,
-      contactInfoAddressCity: 'Madrid',
-      contactInfoAddressCountry: 'ES',
-      contactInfoPhoneNumbers: Array.from({ length: phonesEach }, (_, p) => ({ phone: `+34 6${String(i).padStart(4, '0')} ${p}1 23`, primary: p === 0 })),
-      debts: Array.from({ length: debtsEach }, (_, d) => ({
-        externalId: `${prefix}-${i}-${d}`,
-        totalAmount: 1000 + d,
-        paidAmount: d % 2 ? 100.25 : 0,
-        currency: 'EUR',
-        dueDate: '2026-06-30',
-        description: 'consumer loan',
-      })),
-    })),
-  });
-}
 
 // --profile DIR: V8 CPU profiles of the gateway and api-core (as in read-api.bench.ts).
 const profileIndex = process.argv.indexOf('--profile');
@@ -59,14 +38,14 @@ async function main(): Promise<void> {
       return { ms, summary: json.data!.summary };
     };
     // Warm-up (JIT, connections, plans), not measured.
-    await post(batch('warm', 500, 2, 2));
-    await post(batch('warm', 500, 2, 2));
+    await post(batchBody('warm', 500));
+    await post(batchBody('warm', 500));
 
-    const created = Array.from({ length: REPEATS }, (_, r) => batch(`new${r}`, 500, 2, 2));
+    const created = Array.from({ length: REPEATS }, (_, r) => batchBody(`new${r}`, 500));
     const cases: Case[] = [
       { name: '500 new debtors x 2 debts, 2 phones', bodies: created },
       { name: 'same 500 x 2 resent (all updates)', bodies: created },
-      { name: '500 new debtors x 20 debts', bodies: Array.from({ length: REPEATS }, (_, r) => batch(`big${r}`, 500, 20, 2)) },
+      { name: '500 new debtors x 20 debts', bodies: Array.from({ length: REPEATS }, (_, r) => batchBody(`big${r}`, 500, 20, 2)) },
     ];
     const core = stack.apiCores[0];
     const rows: string[][] = [];

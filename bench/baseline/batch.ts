@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 
-/** A debtor batch body: `debtors` debtors with 2 debts and 2 phones each (the shape of debtor-batch.bench.ts). */
-export function batchBody(prefix: string, debtors: number): string {
+/** A debtor batch body: `debtors` debtors with `debtsEach` debts and `phonesEach` phones each (the benches' shape). */
+export function batchBody(prefix: string, debtors: number, debtsEach = 2, phonesEach = 2): string {
   return JSON.stringify({
     debtors: Array.from({ length: debtors }, (_, i) => ({
       externalId: `${prefix}-${i}`,
@@ -11,8 +11,8 @@ export function batchBody(prefix: string, debtors: number): string {
       identityDocumentNumber: `DOC${prefix}${i}`,
       contactInfoAddressCity: 'Madrid',
       contactInfoAddressCountry: 'ES',
-      contactInfoPhoneNumbers: [0, 1].map((p) => ({ phone: `+34 6${String(i).padStart(4, '0')} ${p}1 23`, primary: p === 0 })),
-      debts: [0, 1].map((d) => ({
+      contactInfoPhoneNumbers: Array.from({ length: phonesEach }, (_, p) => ({ phone: `+34 6${String(i).padStart(4, '0')} ${p}1 23`, primary: p === 0 })),
+      debts: Array.from({ length: debtsEach }, (_, d) => ({
         externalId: `${prefix}-${i}-${d}`,
         totalAmount: 1000 + d,
         paidAmount: d % 2 ? 100.25 : 0,

@@ -6,6 +6,7 @@ import { reachableDebtorsSql, DebtorsRepository } from '../src/debtors/debtors.r
 import { reachableDebtsSql, DebtsRepository } from '../src/debts/debts.repository';
 import { callsPageSql, CallsRepository } from '../src/calls/calls.repository';
 import { paymentsPageSql, PaymentsRepository } from '../src/payments/payments.repository';
+import { planBuffers } from './plan-buffers';
 
 /**
  * The hand-written keyset reads against a real Postgres, with their plans forced to the generic
@@ -71,26 +72,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   });
 
   /** Buffers read by the statement's generic plan (PREPARE + EXPLAIN EXECUTE, as Postgres caches it). */
-  async function genericPlanBuffers(statement: { text: string; values: unknown[] }, mode = 'force_generic_plan'): Promise<number> {
-    const literal = (v: unknown): string =>
-      v === null
-        ? 'NULL'
-        : Array.isArray(v)
-          ? `ARRAY[${v.map(literal).join(', ')}]::text[]`
-          : typeof v === 'number'
-            ? String(v)
-            : client.escapeLiteral(String(v));
-    await client.query(`SET plan_cache_mode = ${mode}`);
-    await client.query(`PREPARE probe AS ${statement.text}`);
-    try {
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE probe(${statement.values.map(literal).join(', ')})`);
-      const plan = rows[0]['QUERY PLAN'][0].Plan;
-      if (process.env.SHOW_PLAN) console.log(JSON.stringify(plan, (k, v) => (['Output', 'Startup Cost', 'Plan Width', 'Parallel Aware', 'Async Capable', 'Local Hit Blocks', 'Local Read Blocks', 'Local Dirtied Blocks', 'Local Written Blocks', 'Temp Read Blocks', 'Temp Written Blocks', 'Shared Dirtied Blocks', 'Shared Written Blocks'].includes(k) ? undefined : v), 0));
-      return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-    } finally {
-      await client.query('DEALLOCATE probe');
-    }
-  }
+  const genericPlanBuffers = (statement: { text: string; values: unknown[] }) => planBuffers(client, statement);
 
   async function walk<T extends { id: string }>(page: (after: string | null) => Promise<T[]>): Promise<string[]> {
     const seen: string[] = [];
@@ -125,10 +107,10 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   it('a small organization\'s calls and payments pages never walk a large organization\'s rows', async () => {
     const calls = new CallsRepository(database);
     const payments = new PaymentsRepository(database);
-    for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+    for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
       for (const sql of [callsPageSql(A, {}, null, 51), paymentsPageSql(A, {}, null, 51)]) {
         // 31 rows of A among 3,000 of B: a scan of the primary key filtered by organization reads ~100 times more.
-        expect(await genericPlanBuffers({ text: sql.text, values: sql.values }, mode)).toBeLessThan(150);
+        expect(await planBuffers(client, sql, mode)).toBeLessThan(150);
       }
     }
     const smallPortfolioIds = (prefix: string) => smallPortfolioDebtors.map((d) => `${prefix}_${d.slice(4)}`);

@@ -9,6 +9,7 @@ import { callByIdSql, callsPageSql } from '../src/calls/calls.repository';
 import { paymentByIdSql, paymentsPageSql } from '../src/payments/payments.repository';
 import { promisesPageSql } from '../src/promises/promises.repository';
 import { campaignByIdSql, campaignsPageSql } from '../src/campaigns/campaigns.repository';
+import { planBuffers } from './plan-buffers';
 
 /**
  * Issue 13 item 1 (docs/adr/0023): every list and by-id read keeps its plan whatever the planner's
@@ -353,28 +354,7 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
   }
 
   /** Shared buffers (hit + read) of one execution, planned as Postgres plans a prepared statement in `mode`. */
-  async function buffers(statement: Prisma.Sql, mode: 'custom' | 'generic'): Promise<number> {
-    const literal = (v: unknown): string =>
-      v === null
-        ? 'NULL'
-        : Array.isArray(v)
-          ? `ARRAY[${v.map(literal).join(', ')}]::text[]`
-          : typeof v === 'number'
-            ? String(v)
-            : v instanceof Date
-              ? client.escapeLiteral(v.toISOString())
-              : client.escapeLiteral(String(v));
-    await client.query(`SET plan_cache_mode = force_${mode}_plan`);
-    await client.query(`PREPARE probe AS ${statement.text}`);
-    try {
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE probe(${statement.values.map(literal).join(', ')})`);
-      const plan = rows[0]['QUERY PLAN'][0].Plan;
-      if (process.env.SHOW_PLAN) console.log(JSON.stringify(plan, (k, v) => (['Output', 'Startup Cost', 'Plan Width', 'Parallel Aware', 'Async Capable'].includes(k) || /Local|Temp|Dirtied|Written/.test(k) ? undefined : v), 0));
-      return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-    } finally {
-      await client.query('DEALLOCATE probe');
-    }
-  }
+  const buffers = (statement: Prisma.Sql, mode: 'custom' | 'generic') => planBuffers(client, statement, `force_${mode}_plan`);
 
   /**
    * Measures every case of the portfolio; returns the pages over their bound. Each page is read
