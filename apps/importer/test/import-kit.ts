@@ -1,6 +1,6 @@
 import type { ColumnMappingDto, ImportMode, ImportView } from '@dc/contracts';
 import {
-  enqueueImport, OperatorClient, ServiceProcess, Stack, uploadCsv, waitForImport, withDatabase,
+  createTenant, enqueueImport, OperatorClient, ServiceProcess, Stack, Tenant, uploadCsv, waitForImport, withDatabase,
 } from '@dc/testing';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +24,25 @@ export async function startImporter(stack: Stack, env: Record<string, string> = 
   const importer = await stack.startService('importer', env);
   await importer.waitForLog((l) => l.msg === 'importer ready', 20_000);
   return importer;
+}
+
+export interface ImportStack {
+  stack: Stack;
+  operator: OperatorClient;
+  tenant: Tenant;
+  client: ImportClient;
+}
+
+/**
+ * A stack with one importer, a tenant and its import client. Small chunks (500 rows): a file of some
+ * thousands of rows is written in many transactions, and progress shows.
+ */
+export async function startImportStack(): Promise<ImportStack> {
+  const stack = await Stack.start({ env: importStackEnv() });
+  await startImporter(stack, { IMPORT_CHUNK_ROWS: '500' });
+  const operator = new OperatorClient(stack.operatorUrl);
+  const tenant = await createTenant(operator);
+  return { stack, operator, tenant, client: new ImportClient(stack, tenant.key) };
 }
 
 const FIXTURES = path.join(__dirname, 'fixtures');

@@ -1,6 +1,6 @@
 import type { ColumnMappingDto, ImportView } from '@dc/contracts';
-import { createTenant, generateCsv, GENERATED_HEADER, identityMapping, OperatorClient, Stack, Tenant } from '@dc/testing';
-import { byExternalId, fixture, ImportClient, importStackEnv, ISO, mapping, newPortfolio, startImporter } from './import-kit';
+import { generateCsv, GENERATED_HEADER, identityMapping, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { byExternalId, fixture, ImportClient, ISO, mapping, newPortfolio, startImportStack } from './import-kit';
 
 /**
  * What the importer reads (issue 12 Deliver 3, "Checked by"; docs/imports.md): the fixtures in
@@ -19,12 +19,7 @@ describe('importer: CSV files (ok/ and not-ok/ fixtures)', () => {
   const fresh = () => newPortfolio(operator, tenant.organizationId);
 
   beforeAll(async () => {
-    stack = await Stack.start({ env: importStackEnv() });
-    // Small chunks: a file of some thousands of rows is written in many transactions, and progress shows.
-    await startImporter(stack, { IMPORT_CHUNK_ROWS: '500' });
-    operator = new OperatorClient(stack.operatorUrl);
-    tenant = await createTenant(operator);
-    client = new ImportClient(stack, tenant.key);
+    ({ stack, operator, tenant, client } = await startImportStack());
   }, 60_000);
   afterAll(() => stack?.stop());
 

@@ -1,6 +1,6 @@
 import type { ImportMode, ImportView } from '@dc/contracts';
-import { createTenant, csvLine, generateCsv, GENERATED_HEADER, identityMapping, insertDebt, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
-import { byExternalId, DebtorView, ImportClient, importStackEnv, newPortfolio, startImporter } from './import-kit';
+import { csvLine, generateCsv, GENERATED_HEADER, identityMapping, insertDebt, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
+import { byExternalId, DebtorView, ImportClient, newPortfolio, startImportStack } from './import-kit';
 
 /**
  * The four conflict modes seen through the read API (spec: POST imports, conflictResolution; issue 12
@@ -30,11 +30,7 @@ describe('importer: conflict modes through the read API', () => {
   const sorted = (xs: (string | null)[]) => [...xs].sort();
 
   beforeAll(async () => {
-    stack = await Stack.start({ env: importStackEnv() });
-    await startImporter(stack, { IMPORT_CHUNK_ROWS: '500' });
-    operator = new OperatorClient(stack.operatorUrl);
-    tenant = await createTenant(operator);
-    client = new ImportClient(stack, tenant.key);
+    ({ stack, operator, tenant, client } = await startImportStack());
   }, 60_000);
   afterAll(() => stack?.stop());
 
