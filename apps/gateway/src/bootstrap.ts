@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
-import { createLogger, Logger, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, Logger, metricsAccess, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { NatsBus, PayloadStore } from '@dc/transport';
 import IORedis, { type Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
@@ -81,7 +81,7 @@ async function run(options: GatewayOptions): Promise<void> {
   const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
     checkBeforeBody(fastify, '/operator/', (request) => operatorToken.verify(request.headers.authorization)),
   );
-  registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics);
+  registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics, metricsAccess(config));
   registerDocsRoutes(publicApp.getHttpAdapter().getInstance());
   const ports = {
     publicPort: await listen(publicApp, config, config.gateway.port),

@@ -4,8 +4,10 @@ import request from 'supertest';
 describe('HTTP edge: envelope, request ids, body limits, operator token', () => {
   let stack: Stack;
 
+  const METRICS_TOKEN = 'metrics-scrape-token-Zq81Lw0pX5vN3rT7yB2cK9mJ4hF6dS';
+
   beforeAll(async () => {
-    stack = await Stack.start();
+    stack = await Stack.start({ env: { METRICS_TOKEN } });
   });
   afterAll(() => stack?.stop());
 
@@ -89,6 +91,25 @@ describe('HTTP edge: envelope, request ids, body limits, operator token', () => 
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     }
+  });
+
+  it('/metrics answers only a bearer of METRICS_TOKEN or OPERATOR_TOKEN, on the operator listener only', async () => {
+    const metrics = (authorization?: string) => {
+      const req = request(stack.operatorUrl).get('/metrics');
+      return authorization ? req.set('Authorization', authorization) : req;
+    };
+    for (const res of [await metrics(), await metrics('Bearer nope'), await metrics(METRICS_TOKEN)]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.stringContaining('METRICS_TOKEN') } });
+      expect(res.text).not.toContain('gateway_');
+    }
+    for (const token of [METRICS_TOKEN, OPERATOR_TOKEN]) {
+      const res = await metrics(`Bearer ${token}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toMatch(/^# TYPE gateway_/m);
+    }
+    expect((await request(stack.publicUrl).get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`)).status).toBe(404);
   });
 
   it('operator validation lists every problem with its path', async () => {

@@ -1,4 +1,4 @@
-import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { createTenant, OPERATOR_TOKEN, OperatorClient, Stack, Tenant } from '@dc/testing';
 import IORedis from 'ioredis';
 import request from 'supertest';
 
@@ -135,7 +135,7 @@ describe('rate limiting (spec: Limits) across two gateway replicas sharing Redis
     // The warning names the request, so an operator can match it to what the client saw.
     const warning = broken.process.logs.find((l) => l.msg === 'rate limit store unreachable: admitting request');
     expect(warning?.requestId).toBe(res.headers['x-request-id']);
-    const metrics = await request(broken.operatorUrl).get('/metrics');
+    const metrics = await request(broken.operatorUrl).get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
     expect(metrics.text).toMatch(/^gateway_rate_limit_store_errors_total [1-9]\d*$/m);
     // An Idempotency-Key cannot be honoured without Redis: refused rather than risk a double write.
     const idem = await probe(broken.publicUrl, tenant.key, tenant.portfolioIds[0]).set('Idempotency-Key', 'k-1');

@@ -1,4 +1,4 @@
-import { createTenant, eventually, fixtureId, insertDebtor, OperatorClient, ServiceProcess, Stack, Tenant, WebhookReceiver } from '@dc/testing';
+import { createTenant, eventually, fixtureId, insertDebtor, OPERATOR_TOKEN, OperatorClient, ServiceProcess, Stack, Tenant, WebhookReceiver } from '@dc/testing';
 import {
   DELIVERY_ID, DeliveryView, forResource, listDeliveries, registerWebhook, sqlOn, startDispatcher, stripeVerify, webhookStackEnv,
 } from './webhook-kit';
@@ -46,7 +46,12 @@ describe('dispatcher processes: crash recovery, replicas, SSRF at delivery time'
   /** A sample of one dispatcher process's Prometheus metrics (GET /metrics on its health port). */
   async function metric(process: ServiceProcess, sample: string): Promise<number> {
     const ready = await process.waitForLog((l) => l.msg === 'webhook-dispatcher ready');
-    const res = await fetch(`http://127.0.0.1:${String(ready.healthPort)}/metrics`);
+    const url = `http://127.0.0.1:${String(ready.healthPort)}/metrics`;
+    // Behind the operator (or metrics) token, like the gateway's.
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    const res = await fetch(url, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(res.status).toBe(200);
     const line = (await res.text()).split('\n').find((l) => l.startsWith(`${sample} `));
     expect(line).toBeDefined();

@@ -1,4 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError, loadConfig, longestServerRunMs } from './config';
+
+/** A token as `openssl rand -base64 24` gives (production accepts it). */
+const STRONG_TOKEN = 'Zq81Lw0pX5vN3rT7yB2cK9mJ4hF6dS0a';
+/** 32 distinct bytes in base64: a key production accepts (seeds give different keys). */
+const randomKey = (seed: number) => Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + seed) & 255)).toString('base64');
 
 describe('loadConfig', () => {
   it('gives development defaults for an empty environment', () => {
@@ -46,11 +54,46 @@ describe('loadConfig', () => {
 
   it('refuses production without a strong operator token', () => {
     expect(() => loadConfig('gateway', { NODE_ENV: 'production' })).toThrow(
-      'OPERATOR_TOKEN is required in production and must be at least 32 characters',
+      'OPERATOR_TOKEN is required in production (at least 32 random characters',
     );
-    expect(loadConfig('gateway', { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') }).gateway.operatorToken).toBe(
-      'x'.repeat(32),
+    const production = { NODE_ENV: 'production', STORAGE_SIGNING_KEY: randomKey(2) };
+    expect(loadConfig('gateway', { ...production, OPERATOR_TOKEN: STRONG_TOKEN }).gateway.operatorToken).toBe(STRONG_TOKEN);
+    const refusal = (token: string) => () => loadConfig('gateway', { ...production, OPERATOR_TOKEN: token });
+    expect(refusal('short-but-random-Zq81Lw0p')).toThrow('OPERATOR_TOKEN must be at least 32 characters in production');
+    // The placeholders this repository shipped (compose fallback, Kubernetes template) and look-alikes.
+    for (const placeholder of ['change-me-to-a-long-random-operator-token-000', 'REPLACE_ME_with_a_random_token_of_at_least_32_chars', 'my-placeholder-operator-token-value-1234']) {
+      expect(refusal(placeholder)).toThrow('OPERATOR_TOKEN is a placeholder value');
+    }
+    for (const predictable of ['x'.repeat(32), 'abababababababababababababababab', '00000000000000000000000000000001']) {
+      expect(refusal(predictable)).toThrow('OPERATOR_TOKEN is too predictable');
+    }
+    // Development keeps its documented default.
+    expect(loadConfig('gateway', {}).gateway.operatorToken).toBe('dev-operator-token');
+  });
+
+  it('reads any variable from the file named by <NAME>_FILE (mounted secrets), and says when it cannot', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'config-spec-'));
+    writeFileSync(path.join(dir, 'token'), `${STRONG_TOKEN}\n`);
+    writeFileSync(path.join(dir, 'empty'), '\n');
+    const production = { NODE_ENV: 'production', STORAGE_SIGNING_KEY: randomKey(2) };
+    expect(loadConfig('gateway', { ...production, OPERATOR_TOKEN: 'ignored', OPERATOR_TOKEN_FILE: path.join(dir, 'token') }).gateway.operatorToken).toBe(STRONG_TOKEN);
+    expect(() => loadConfig('gateway', { ...production, OPERATOR_TOKEN_FILE: path.join(dir, 'missing') })).toThrow(
+      `OPERATOR_TOKEN_FILE names a file that cannot be read (${path.join(dir, 'missing')}: ENOENT)`,
     );
+    expect(() => loadConfig('gateway', { ...production, OPERATOR_TOKEN_FILE: path.join(dir, 'empty') })).toThrow('OPERATOR_TOKEN_FILE names an empty file');
+  });
+
+  it('refuses, in production, keys that are not random and a weak METRICS_TOKEN', () => {
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN };
+    expect(() => loadConfig('gateway', { ...production, STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') })).toThrow(
+      'STORAGE_SIGNING_KEY is not random (too few distinct bytes)',
+    );
+    expect(() => loadConfig('gateway', { ...production, STORAGE_SIGNING_KEY: randomKey(2), METRICS_TOKEN: 'metrics' })).toThrow(
+      'METRICS_TOKEN must be at least 32 characters in production',
+    );
+    expect(loadConfig('gateway', { ...production, STORAGE_SIGNING_KEY: randomKey(2), METRICS_TOKEN: STRONG_TOKEN.toUpperCase() }).metricsToken).toBe(STRONG_TOKEN.toUpperCase());
+    // Outside production a fixed test key is fine.
+    expect(loadConfig('gateway', { STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') }).storage.local.signingKey).toEqual(Buffer.alloc(32, 2));
   });
 
   it('reads the webhook settings with the spec defaults: 10 s attempts, 5 of them, about 90 s apart', () => {
@@ -69,16 +112,16 @@ describe('loadConfig', () => {
   });
 
   it('refuses, in production, a missing or development webhook key and the private-targets flag', () => {
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') };
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN, STORAGE_SIGNING_KEY: randomKey(2) };
     expect(() => loadConfig('webhook-dispatcher', production)).toThrow('WEBHOOK_SECRET_KEY is required in production');
     expect(() => loadConfig('api-core', { ...production, WEBHOOK_SECRET_KEY: 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=' })).toThrow(
       'WEBHOOK_SECRET_KEY is required in production',
     );
-    const key = Buffer.alloc(32, 1).toString('base64');
+    const key = randomKey(1);
     expect(() => loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS must not be set in production',
     );
-    expect(loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key }).webhooks.secretKey).toEqual(Buffer.alloc(32, 1));
+    expect(loadConfig('webhook-dispatcher', { ...production, WEBHOOK_SECRET_KEY: key }).webhooks.secretKey).toEqual(Buffer.from(key, 'base64'));
     // Services that neither register nor send webhooks need no key.
     expect(loadConfig('gateway', production).env).toBe('production');
   });
@@ -91,7 +134,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig('importer', { STORAGE_DRIVER: 'ftp' })).toThrow('STORAGE_DRIVER must be one of local, s3 (got "ftp")');
     const s3 = loadConfig('importer', { STORAGE_DRIVER: 's3', S3_BUCKET: 'uploads', S3_ENDPOINT: 'http://minio:9000' }).storage.s3;
     expect(s3).toEqual({ endpoint: 'http://minio:9000', publicEndpoint: '', region: 'us-east-1', bucket: 'uploads', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: 'x'.repeat(32), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') };
+    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN, WEBHOOK_SECRET_KEY: randomKey(1) };
     expect(() => loadConfig('gateway', production)).toThrow('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local');
     expect(() => loadConfig('api-core', { ...production, STORAGE_SIGNING_KEY: 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=' })).toThrow(
       'STORAGE_SIGNING_KEY is required in production',

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { MIN_TOKEN_LENGTH, weakKeyReason, weakTokenReason } from './secret-strength';
+
 /**
  * All configuration, read once from the environment and validated at start-up. Code receives the
  * typed `AppConfig` and never reads `process.env` itself. Defaults serve local development.
@@ -45,6 +48,8 @@ export interface AppConfig {
   storage: StorageConfig;
   imports: ImportConfig;
   health: { port: number };
+  /** Bearer token that may read `/metrics` (besides the operator token): a scrape-only credential. */
+  metricsToken: string;
   shutdownGraceMs: number;
 }
 
@@ -128,9 +133,26 @@ const DEFAULT_HEALTH_PORTS: Record<string, number> = { 'api-core': 3100, importe
 
 class Reader {
   readonly problems: string[] = [];
+  /** Set once NODE_ENV is read: production refuses weak keys. */
+  production = false;
   constructor(private readonly env: Record<string, string | undefined>) {}
 
+  /**
+   * A variable's value; `<NAME>_FILE` names a file holding it instead (Docker and Kubernetes
+   * secrets mounted as files), and wins when both are set.
+   */
   private raw(name: string): string | undefined {
+    const file = this.env[`${name}_FILE`]?.trim();
+    if (file) {
+      try {
+        const text = readFileSync(file, 'utf8').trim();
+        if (text) return text;
+        this.problems.push(`${name}_FILE names an empty file (${file})`);
+      } catch (err) {
+        this.problems.push(`${name}_FILE names a file that cannot be read (${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      return undefined;
+    }
     const value = this.env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   }
@@ -176,6 +198,8 @@ class Reader {
       this.problems.push(`${name} must be 32 bytes in base64, for example the output of "openssl rand -base64 32"`);
       return Buffer.alloc(32);
     }
+    const weak = this.production && this.raw(name) !== undefined ? weakKeyReason(key) : undefined;
+    if (weak) this.problems.push(`${name} ${weak}`);
     return key;
   }
 
@@ -196,9 +220,11 @@ class Reader {
 export function loadConfig(serviceName: string, env: Record<string, string | undefined> = process.env): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
+  r.production = nodeEnv === 'production';
   const operatorToken = r.string('OPERATOR_TOKEN', '');
-  if (nodeEnv === 'production' && operatorToken.length < 32) {
-    r.problems.push('OPERATOR_TOKEN is required in production and must be at least 32 characters');
+  if (nodeEnv === 'production') {
+    const weak = operatorToken ? weakTokenReason(operatorToken) : 'is required';
+    if (weak) r.problems.push(`OPERATOR_TOKEN ${weak} in production (at least ${MIN_TOKEN_LENGTH} random characters: "openssl rand -base64 32")`);
   }
   const port = r.int('PORT', 3000, 0, 65535);
   const config: AppConfig = {
@@ -266,6 +292,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
     },
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },
+    metricsToken: metricsToken(r, nodeEnv),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };
   if (config.idempotency.leaseMs <= config.nats.requestTimeoutMs) {
@@ -298,6 +325,13 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
   }
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+function metricsToken(r: Reader, nodeEnv: NodeEnv): string {
+  const token = r.string('METRICS_TOKEN', '');
+  const weak = token && nodeEnv === 'production' ? weakTokenReason(token) : undefined;
+  if (weak) r.problems.push(`METRICS_TOKEN ${weak} in production (or leave it unset: /metrics then takes the operator token only)`);
+  return token;
 }
 
 /** The services that register (api-core) or send (webhook-dispatcher) webhooks. */

@@ -1,5 +1,6 @@
 import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { Logger } from 'pino';
+import { BearerTokens } from './bearer-tokens';
 import { MetricsSource, ReadinessCheck, HealthServer } from './health-server';
 import { createLogger } from './logger';
 import { onShutdownSignal } from './shutdown';
@@ -24,7 +25,7 @@ export function runBackgroundService(name: string, start: (config: AppConfig, lo
     const config = loadConfigOrExit(name);
     const logger = createLogger(config.serviceName, config.logLevel);
     const service = await start(config, logger);
-    const health = new HealthServer(service.checks, { metrics: service.metrics });
+    const health = new HealthServer(service.checks, { metrics: service.metrics, metricsAccess: metricsAccess(config) });
     const healthPort = await health.listen(config.health.port);
     logger.info({ healthPort }, `${name} ready`);
 
@@ -38,4 +39,9 @@ export function runBackgroundService(name: string, start: (config: AppConfig, lo
     process.stderr.write(`${name} failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   });
+}
+
+/** `/metrics` is for a bearer of METRICS_TOKEN (a scrape-only credential) or of the operator token. */
+export function metricsAccess(config: AppConfig): BearerTokens {
+  return new BearerTokens([config.metricsToken, config.gateway.operatorToken]);
 }

@@ -1,5 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { BearerTokens, METRICS_UNAUTHORIZED_BODY } from './bearer-tokens';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -9,13 +10,16 @@ export type MetricsSource = () => Promise<{ contentType: string; body: string }>
 export interface HealthServerOptions {
   /** When given, `GET /metrics` answers with it (500 when collecting fails). */
   metrics?: MetricsSource;
+  /** Who may read `/metrics` (401 for anyone else); required with `metrics`. */
+  metricsAccess?: BearerTokens;
 }
 
 /**
  * A small HTTP listener for services that have no HTTP API of their own (api-core and the
  * workers): `GET /health/live` answers while the process runs; `GET /health/ready` runs every
  * check and answers 503 with the failing dependency when one fails or the service is draining;
- * `GET /metrics` serves the service's metrics when it has any.
+ * `GET /metrics` serves the service's metrics when it has any, to a bearer of the metrics or
+ * operator token.
  */
 export class HealthServer {
   private server?: Server;
@@ -39,6 +43,7 @@ export class HealthServer {
       }
       const metrics = this.options.metrics;
       if (req.url === '/metrics' && metrics) {
+        if (!this.options.metricsAccess?.accepts(req.headers.authorization)) return send(401, METRICS_UNAUTHORIZED_BODY);
         void metrics().then(
           ({ contentType, body }) => {
             res.writeHead(200, { 'content-type': contentType });

@@ -3,3 +3,4 @@ export * from './request-context';
 export * from './health-server';
 export * from './shutdown';
 export * from './background-service';
+export * from './bearer-tokens';

@@ -1,3 +1,4 @@
+import { BearerTokens, METRICS_UNAUTHORIZED_BODY } from '@dc/observability';
 import type { NatsBus } from '@dc/transport';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -19,9 +20,10 @@ export function registerHealthRoutes(app: FastifyInstance, bus: NatsBus, redis: 
   });
 }
 
-/** Prometheus text format, on the operator listener only. */
-export function registerMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics): void {
-  app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+/** Prometheus text format, on the operator listener only, to a bearer of METRICS_TOKEN or OPERATOR_TOKEN. */
+export function registerMetricsRoute(app: FastifyInstance, metrics: GatewayMetrics, access: BearerTokens): void {
+  app.get('/metrics', async (request, reply) => {
+    if (!access.accepts(request.headers.authorization)) return reply.status(401).send(METRICS_UNAUTHORIZED_BODY);
+    return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
 }
