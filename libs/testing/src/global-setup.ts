@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { GATEWAY_TEST_ENTRY, REPO_ROOT } from './service-process';
@@ -39,4 +41,6 @@ export async function prepareTemplateDatabase(): Promise<string> {
 
 export default async function globalSetup(): Promise<void> {
   await prepareTemplateDatabase();
+  // Every service's output of this run, searched for secrets by the global teardown (log-audit.ts).
+  process.env.DC_TEST_LOG_DIR = await mkdtemp(path.join(tmpdir(), 'dc-e2e-logs-'));
 }

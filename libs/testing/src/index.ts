@@ -10,3 +10,4 @@ export * from './eventually';
 export * from './fuzz';
 export * from './webhook-receiver';
 export * from './import-client';
+export * from './log-audit';

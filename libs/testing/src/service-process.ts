@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 
 // libs/testing/src under ts-jest, or dist/libs/testing/src when a compiled bench imports it.
@@ -52,6 +53,14 @@ export class ServiceProcess {
       }
     });
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    // An end-to-end run keeps every service's output, searched for secrets at its end (log-audit.ts).
+    const logDir = process.env.DC_TEST_LOG_DIR;
+    if (logDir) {
+      const file = createWriteStream(path.join(logDir, `${app}-${String(this.child.pid)}.log`), { flags: 'a' });
+      this.child.stdout!.pipe(file, { end: false });
+      this.child.stderr!.pipe(file, { end: false });
+      this.child.once('close', () => file.end());
+    }
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
   }
 
