@@ -16,7 +16,8 @@ describe('api-core wiring', () => {
   });
 
   it('every feature module resolves its dependencies (no service, database or broker is touched)', async () => {
-    const deps = { config: {}, logger: {}, database: {}, bus: {} } as unknown as ApiCoreDependencies;
+    // The erasure key is read when the module is built (ErasureTombstones).
+    const deps = { config: { erasure: { hmacKey: Buffer.alloc(32, 1) } }, logger: {}, database: {}, bus: {} } as unknown as ApiCoreDependencies;
     const app = await NestFactory.createApplicationContext(AppModule.register(deps), { logger: false, abortOnError: false });
     for (const handlers of HANDLER_CLASSES) expect(app.get(handlers, { strict: false })).toBeInstanceOf(handlers);
     await app.close();

@@ -1,4 +1,4 @@
-import { erasureHash } from '@dc/contracts';
+import { legacyErasureHash } from '@dc/contracts';
 import { createTenant, fixtureId, rawPost, insertDebt, insertDebtor, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
 import request from 'supertest';
 
@@ -298,9 +298,10 @@ describe('POST /public/v1/portfolios/{id}/debtors (spec: debtor batch)', () => {
       expect(await q('SELECT currency, total_amount::text FROM debts WHERE external_id = $1', [d])).toEqual([{ currency: 'EUR', total_amount: '100.0000' }]);
     });
 
-    it('erased_subject: a tombstone prevents re-creation; an existing live debtor is still updated', async () => {
+    // Tombstones written before issue 14 (unsalted SHA-256); erasure.e2e-spec.ts covers the keyed ones.
+    it('erased_subject: a legacy tombstone prevents re-creation; an existing live debtor is still updated', async () => {
       const erased = uid('erased');
-      await q('INSERT INTO debtor_erasures (portfolio_id, external_id_hash) VALUES ($1, $2)', [pf, erasureHash(erased)]);
+      await q(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash(erased)]);
       await rejected(debtor(erased), 'erased_subject', 'debtors[0].externalId');
       expect(await q('SELECT 1 FROM debtors WHERE external_id = $1', [erased])).toEqual([]);
       // Another portfolio of the same organization is unaffected.
@@ -308,7 +309,7 @@ describe('POST /public/v1/portfolios/{id}/debtors (spec: debtor batch)', () => {
       expect(other.body.data.results[0].status).toBe('created');
       const live = uid('live');
       await ok({ debtors: [debtor(live)] });
-      await q('INSERT INTO debtor_erasures (portfolio_id, external_id_hash) VALUES ($1, $2)', [pf, erasureHash(live)]);
+      await q(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash(live)]);
       expect((await ok({ debtors: [debtor(live)] })).results[0].status).toBe('updated');
     });
   });

@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import { IMPORTS_QUEUE } from '@dc/contracts';
+import { ErasureTombstones, IMPORTS_QUEUE } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import { IMPORT_JOB_OPTIONS } from '@dc/imports';
@@ -44,6 +44,7 @@ export class ImporterModule {
         { provide: LOGGER, useValue: deps.logger },
         { provide: STORAGE, useValue: deps.storage },
         { provide: Database, useValue: deps.database },
+        { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         ImportsRepository,
         StagingRepository,
         FileReader,

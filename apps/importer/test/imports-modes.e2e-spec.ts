@@ -1,4 +1,4 @@
-import type { ImportMode, ImportView } from '@dc/contracts';
+import { legacyErasureHash, type ImportMode, type ImportView } from '@dc/contracts';
 import { csvLine, generateCsv, GENERATED_HEADER, identityMapping, insertDebt, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
 import { byExternalId, DebtorView, ImportClient, newPortfolio, startImportStack } from './import-kit';
 
@@ -172,6 +172,28 @@ describe('importer: conflict modes through the read API', () => {
     expect(view.errorDetails).toEqual([line(2, 'debtor_external_id')]);
     expect(sorted((await client.debtors(pf)).map((d) => d.externalId))).toEqual(['e2', 'e3']);
     expect(sorted((await client.debts(pf)).map((d) => d.externalId))).toEqual(['ed2', 'ed3']);
+  });
+
+  it('an erased subject is refused whatever the Unicode normalisation of its external id, and by a legacy (SHA-256) tombstone', async () => {
+    const pf = await fresh();
+    const nfc = 'Jos\u00e9-77';
+    const nfd = 'Jose\u0301-77';
+    expect(nfd).not.toBe(nfc);
+    await load(pf, FULL, [[nfc, 'José', 'national_id', 'U1', 'ud1', '100', '0', 'EUR']]);
+    await operator.expect(200, 'POST', `/debtors/${byExternalId(await client.debtors(pf))[nfc].id}/erase`);
+    // A tombstone written before issue 14: the unsalted SHA-256 of the id as it was sent.
+    await withDatabase(stack.databaseUrl, (c) =>
+      c.query(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash('legacy-77')]),
+    );
+    const view = await load(pf, FULL, [
+      [nfd, 'José', 'national_id', 'U2', 'ud2', '100', '0', 'EUR'],
+      ['legacy-77', 'Eva', 'national_id', 'U3', 'ud3', '100', '0', 'EUR'],
+      ['fresh-77', 'Rosa', 'national_id', 'U4', 'ud4', '100', '0', 'EUR'],
+    ], 'update');
+    expect(summary(view)).toEqual({ status: 'completed', created: 1, updated: 0, errors: 2, processedRows: 3, totalRows: 3 });
+    expect(view.errorDetails).toEqual([line(2, 'debtor_external_id'), line(3, 'debtor_external_id')]);
+    expect(view.errorDetails.every((l) => l.endsWith('(erased_subject)'))).toBe(true);
+    expect((await client.debtors(pf)).map((d) => d.externalId)).toEqual(['fresh-77']);
   });
 
   it('reconcile: updates like update, and every live active debt of the portfolio missing from the file becomes paid', async () => {

@@ -1,10 +1,54 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+
+/** How a `debtor_erasures.external_id_hash` was computed (its `scheme` column). */
+export const ErasureScheme = {
+  /** Since issue 14: HMAC-SHA256 keyed by ERASURE_HMAC_KEY over the NFC-normalised externalId. */
+  Hmac: 'hmac-sha256',
+  /** Before issue 14: unsalted SHA-256 of the externalId as sent. Kept, never written again. */
+  LegacySha256: 'sha256',
+} as const;
+export type ErasureScheme = (typeof ErasureScheme)[keyof typeof ErasureScheme];
+
+/** Unsalted SHA-256 of the externalId exactly as given: the pre-issue-14 tombstones (docs/adr/0025). */
+export function legacyErasureHash(externalId: string): string {
+  return createHash('sha256').update(externalId, 'utf8').digest('hex');
+}
 
 /**
- * Erased data subjects leave a tombstone (`debtor_erasures`) holding only this hash of their
- * externalId, exactly as the client sent it — enough to refuse re-creation (`erased_subject`)
- * without keeping the identifier itself.
+ * Erased data subjects leave a tombstone (`debtor_erasures`) holding only a keyed hash of their
+ * externalId — enough to refuse re-creation (`erased_subject`) without keeping the identifier, and
+ * not reversible by hashing a dictionary of document-like ids without the key. Every writer
+ * (debtor erasure) and checker (debtor batch, importer) goes through this class (docs/adr/0025).
  */
-export function erasureHash(externalId: string): string {
-  return createHash('sha256').update(externalId, 'utf8').digest('hex');
+export class ErasureTombstones {
+  constructor(private readonly key: Buffer) {
+    if (key.length < 32) throw new Error('the erasure HMAC key must be at least 32 bytes');
+  }
+
+  /** The tombstone written at erasure: hex HMAC-SHA256 of the NFC form of the externalId. */
+  tombstone(externalId: string): string {
+    return createHmac('sha256', this.key).update(externalId.normalize('NFC'), 'utf8').digest('hex');
+  }
+
+  /**
+   * Every tombstone value that refuses this externalId: the HMAC (any normalisation of the id
+   * gives the same one), and the legacy SHA-256 of the id as given, of its NFC and of its NFD form
+   * (a legacy tombstone hashed the id as it was sent, in whichever form that was).
+   */
+  candidates(externalId: string): string[] {
+    const forms = new Set([externalId, externalId.normalize('NFC'), externalId.normalize('NFD')]);
+    return [this.tombstone(externalId), ...[...new Set([...forms].map(legacyErasureHash))]];
+  }
+
+  /** The candidates of many externalIds, deduplicated: the values to look up in `debtor_erasures`. */
+  candidatesOf(externalIds: Iterable<string>): string[] {
+    const all = new Set<string>();
+    for (const id of externalIds) for (const hash of this.candidates(id)) all.add(hash);
+    return [...all];
+  }
+
+  /** Whether the externalId is erased, given the tombstones found among `candidatesOf` its ids. */
+  isErased(externalId: string, found: ReadonlySet<string>): boolean {
+    return found.size > 0 && this.candidates(externalId).some((hash) => found.has(hash));
+  }
 }

@@ -1,11 +1,11 @@
-import { BatchDebtorDto, DebtorBatchReason, erasureHash, normalisePhone, parseAmount } from '@dc/contracts';
+import { BatchDebtorDto, DebtorBatchReason, ErasureTombstones, normalisePhone, parseAmount } from '@dc/contracts';
 import { batchKeys, BatchState, internalFailure, planBatch, prepareItems } from './batch-plan';
 
 const debtor = (externalId: string, extra: Partial<BatchDebtorDto> = {}): BatchDebtorDto => ({
   externalId, identityFirstName: 'Ana', identityDocumentType: 'id', identityDocumentNumber: 'N', ...extra,
 });
 const debt = (externalId: string, extra: Record<string, unknown> = {}) => ({ externalId, totalAmount: 100, currency: 'EUR', ...extra });
-const empty = (): BatchState => ({ debtors: new Map(), erasedHashes: new Set(), debts: new Map() });
+const empty = (): BatchState => ({ debtors: new Map(), erasedExternalIds: new Set(), debts: new Map() });
 let n = 0;
 const ids = (prefix: string) => `${prefix}_${(n += 1)}`;
 const plan = (debtors: BatchDebtorDto[], state = empty()) => planBatch(prepareItems(debtors), state, ids);
@@ -103,8 +103,8 @@ describe('prepareItems and planBatch', () => {
 
   it('erased_subject only when no live debtor exists', () => {
     const state = empty();
-    state.erasedHashes.add(erasureHash('gone'));
-    state.erasedHashes.add(erasureHash('live'));
+    state.erasedExternalIds.add('gone');
+    state.erasedExternalIds.add('live');
     state.debtors.set('live', { id: 'dbt_live', externalId: 'live', complianceOptOut: false });
     expect(reasons([debtor('gone'), debtor('live')], state)).toEqual([DebtorBatchReason.ErasedSubject, 'updated']);
   });
@@ -124,10 +124,11 @@ describe('prepareItems and planBatch', () => {
       debtor('a'),
       debtor('c', { contactInfoPhoneNumbers: [{ phone: '600' }], debts: [debt('d3')] as never }),
     ]);
-    expect(batchKeys(items)).toEqual({
+    const tombstones = new ErasureTombstones(Buffer.alloc(32, 9));
+    expect(batchKeys(items, tombstones)).toEqual({
       debtorExternalIds: ['a', 'b', 'c'],
       debtExternalIds: ['d1', 'd2'],
-      erasureHashes: [erasureHash('a'), erasureHash('b'), erasureHash('c')],
+      erasureHashes: tombstones.candidatesOf(['a', 'b', 'c']),
     });
   });
 

@@ -1,5 +1,5 @@
 import {
-  BatchDebtorDto, DebtorBatchReason, DebtorBatchResult, DebtorBatchView, erasureHash, isIso4217, normalisePhone, parseAmount, PhoneOwner,
+  BatchDebtorDto, DebtorBatchReason, DebtorBatchResult, DebtorBatchView, ErasureTombstones, isIso4217, normalisePhone, parseAmount, PhoneOwner,
 } from '@dc/contracts';
 
 /**
@@ -140,15 +140,16 @@ function prepareDebts(item: PreparedItem, base: string): Rejection | undefined {
 
 /**
  * The keys to lock and read: the debtor externalIds of every item (a rejected item of an existing
- * debtor still answers that debtor's id) and the debt externalIds of the items that passed stage 1.
+ * debtor still answers that debtor's id) and the debt externalIds of the items that passed stage 1;
+ * and every tombstone value that would refuse one of the debtor externalIds (docs/adr/0025).
  */
-export function batchKeys(items: PreparedItem[]): { debtorExternalIds: string[]; debtExternalIds: string[]; erasureHashes: string[] } {
+export function batchKeys(items: PreparedItem[], tombstones: ErasureTombstones): { debtorExternalIds: string[]; debtExternalIds: string[]; erasureHashes: string[] } {
   const live = items.filter((i) => !i.rejection);
   const debtorExternalIds = [...new Set(items.map((i) => i.externalId))];
   return {
     debtorExternalIds,
     debtExternalIds: [...new Set(live.flatMap((i) => i.debts.map((d) => d.externalId)))],
-    erasureHashes: debtorExternalIds.map(erasureHash),
+    erasureHashes: tombstones.candidatesOf(debtorExternalIds),
   };
 }
 
@@ -168,8 +169,8 @@ export interface ExistingDebt {
 export interface BatchState {
   /** Live debtors of the portfolio by externalId. */
   debtors: Map<string, ExistingDebtor>;
-  /** erasureHash(externalId) of the portfolio's tombstones. */
-  erasedHashes: Set<string>;
+  /** The batch's debtor externalIds that a tombstone of the portfolio refuses (ErasureTombstones.isErased). */
+  erasedExternalIds: Set<string>;
   /** Live debts of the portfolio by externalId. */
   debts: Map<string, ExistingDebt>;
 }
@@ -240,7 +241,7 @@ export function planBatch(items: PreparedItem[], state: BatchState, newId: (pref
 
 function decide(item: PreparedItem, existing: ExistingDebtor | undefined, state: BatchState, claimed: Map<string, number>): Rejection | undefined {
   const base = `debtors[${item.index}]`;
-  if (!existing && state.erasedHashes.has(erasureHash(item.externalId))) {
+  if (!existing && state.erasedExternalIds.has(item.externalId)) {
     return reject(DebtorBatchReason.ErasedSubject, 'This debtor was erased at the data subject\'s request and cannot be recreated.', `${base}.externalId`);
   }
   for (const [i, debt] of item.debts.entries()) {

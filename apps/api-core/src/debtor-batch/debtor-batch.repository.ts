@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { IdPrefix } from '@dc/contracts';
+import { ErasureTombstones, type IdPrefix } from '@dc/contracts';
 import { Database, newId, Prisma, Tx } from '@dc/database';
 import type { BatchState, BatchWrites, ExistingDebt, ExistingDebtor } from './batch-plan';
 
@@ -31,7 +31,10 @@ export const MAX_KEY_LOCKS = 64;
  */
 @Injectable()
 export class DebtorBatchRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly tombstones: ErasureTombstones,
+  ) {}
 
   transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
     // Bounded like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
@@ -89,9 +92,10 @@ export class DebtorBatchRepository {
           WHERE portfolio_id = ${portfolioId} AND external_id = ANY(${keys.debtExternalIds}::text[]) AND deleted_at IS NULL`)
         : [],
     ];
+    const found = new Set(erased.map((e) => e.hash));
     return {
       debtors: new Map(debtors.map((d) => [d.externalId, d])),
-      erasedHashes: new Set(erased.map((e) => e.hash)),
+      erasedExternalIds: new Set(keys.debtorExternalIds.filter((id) => this.tombstones.isErased(id, found))),
       debts: new Map(debts.map((d) => [d.externalId, d])),
     };
   }

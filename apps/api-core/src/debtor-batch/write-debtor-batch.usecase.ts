@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, AuthContext, DebtorBatchInput, DebtorBatchView } from '@dc/contracts';
+import { AppError, AuthContext, DebtorBatchInput, DebtorBatchView, ErasureTombstones } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import { LookupsRepository } from '../shared/lookups.repository';
 import { LOGGER } from '../tokens';
@@ -18,13 +18,14 @@ export class WriteDebtorBatchUseCase {
   constructor(
     private readonly lookups: LookupsRepository,
     private readonly repository: DebtorBatchRepository,
+    private readonly tombstones: ErasureTombstones,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute(auth: AuthContext, input: DebtorBatchInput): Promise<DebtorBatchView> {
     if (!(await this.lookups.findReachablePortfolio(auth, input.portfolioId))) throw AppError.notFound('portfolio');
     const items = prepareItems(input.debtors);
-    const keys = batchKeys(items);
+    const keys = batchKeys(items, this.tombstones);
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt += 1) {
       try {

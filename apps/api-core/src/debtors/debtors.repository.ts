@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, DebtorStatus, DebtorView, JsonRow } from '@dc/contracts';
+import { AuthContext, DebtorStatus, DebtorView, ErasureScheme, JsonRow } from '@dc/contracts';
 import { Database, isoTimestampSql, Prisma, Tx } from '@dc/database';
 import { reachableKeysetPageSql } from '../reach/reach.repository';
 
@@ -73,6 +73,9 @@ export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter 
     ORDER BY view.id`;
 }
 
+/** Keys of event payloads (the call list item, the payment) that hold the subject's personal data. */
+const EVENT_PERSONAL_KEYS = ['fromNumber', 'toNumber', 'analysis', 'reference'];
+
 /** The only SQL of debtors (reads, deletion, erasure); the sequences are DebtorsService's. */
 @Injectable()
 export class DebtorsRepository {
@@ -108,11 +111,11 @@ export class DebtorsRepository {
       WHERE debtor_id = ${debtorId} AND status = 'pending'`;
   }
 
-  /** The tombstone of an erased externalId (the batch write answers `erased_subject` for it). */
-  async recordErasure(tx: Tx, portfolioId: string, externalIdHash: string): Promise<void> {
+  /** The tombstone of an erased externalId, an HMAC (the batch write and the importer answer `erased_subject` for it). */
+  async recordErasure(tx: Tx, portfolioId: string, tombstone: string): Promise<void> {
     await tx.$executeRaw`
-      INSERT INTO debtor_erasures (portfolio_id, external_id_hash)
-      VALUES (${portfolioId}, ${externalIdHash})
+      INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme)
+      VALUES (${portfolioId}, ${tombstone}, ${ErasureScheme.Hmac})
       ON CONFLICT DO NOTHING`;
   }
 
@@ -126,6 +129,29 @@ export class DebtorsRepository {
     await tx.$executeRaw`UPDATE debtor_notes SET body = '' WHERE debtor_id = ${debtorId}`;
     await tx.$executeRaw`UPDATE debtor_timeline_events SET data = '{}'::jsonb WHERE debtor_id = ${debtorId}`;
     await tx.$executeRaw`UPDATE debts SET description = NULL, updated_at = now() WHERE debtor_id = ${debtorId}`;
+  }
+
+  /**
+   * The subject's personal data in its calls, payments and events, in three statements whatever
+   * their number (docs/adr/0025): call numbers and analysis, payment references, and the same keys
+   * in the JSON of every outbox event about the debtor — relayed or not, so pending deliveries
+   * (which read the payload at each attempt) send the scrubbed copy. The records stay as history.
+   */
+  async scrubActivity(tx: Tx, debtorId: string): Promise<void> {
+    await tx.$executeRaw`
+      UPDATE calls SET from_number = NULL, to_number = NULL, analysis = NULL, updated_at = now()
+      WHERE debtor_id = ${debtorId} AND (from_number IS NOT NULL OR to_number IS NOT NULL OR analysis IS NOT NULL)`;
+    await tx.$executeRaw`
+      UPDATE payments SET reference = NULL, updated_at = now()
+      WHERE debtor_id = ${debtorId} AND reference IS NOT NULL`;
+    // The payload is json (the exact text sent): rebuilt key by key in its order, personal keys
+    // set to null, every other value kept as written. Found through outbox_events_debtor_id_idx.
+    await tx.$executeRaw`
+      UPDATE outbox_events e SET payload = (
+        SELECT ('{' || string_agg(to_json(j.key)::text || ':' || CASE WHEN j.key = ANY(${EVENT_PERSONAL_KEYS}::text[]) THEN 'null' ELSE j.value::text END, ',' ORDER BY j.n) || '}')::json
+        FROM json_each(e.payload) WITH ORDINALITY AS j(key, value, n))
+      WHERE (e.payload ->> 'debtorId') = ${debtorId}
+        AND EXISTS (SELECT 1 FROM json_each_text(e.payload) k WHERE k.key = ANY(${EVENT_PERSONAL_KEYS}::text[]) AND k.value IS NOT NULL)`;
   }
 
   /** Every personal column and the externalId nulled; erased (and deleted, unless it already was). Returns erasedAt. */

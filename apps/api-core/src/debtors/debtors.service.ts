@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, erasureHash, ItemBody, jsonItemBody, JsonBytes, jsonListBody, ListBody } from '@dc/contracts';
+import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, ErasureTombstones, ItemBody, jsonItemBody, JsonBytes, jsonListBody, ListBody } from '@dc/contracts';
 import type { Transactions } from '@dc/database';
 import { TRANSACTIONS } from '../tokens';
 import { DebtorsRepository } from './debtors.repository';
@@ -9,6 +9,7 @@ import { DebtorsRepository } from './debtors.repository';
 export class DebtorsService {
   constructor(
     private readonly debtors: DebtorsRepository,
+    private readonly tombstones: ErasureTombstones,
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
 
@@ -41,21 +42,24 @@ export class DebtorsService {
   }
 
   /**
-   * Erasure at the data subject's request, in one transaction with the debtor locked: the
-   * externalId's tombstone recorded (hash only), contacts deleted, notes and timeline bodies and
-   * debt descriptions emptied, debts soft-deleted and pending messages cancelled, then every personal
-   * column nulled and the debtor marked erased (and deleted). Amounts, currencies and dates of debts
-   * stay as financial records. Idempotent: a second call returns the first erasedAt.
+   * Erasure at the data subject's request, in one transaction with the debtor locked and a fixed
+   * number of statements (docs/adr/0025): the externalId's tombstone recorded (an HMAC only),
+   * contacts deleted, notes and timeline bodies and debt descriptions emptied, debts soft-deleted
+   * and pending messages cancelled, call numbers and analysis, payment references and the same
+   * fields in the debtor's outbox events nulled, then every personal column nulled and the debtor
+   * marked erased (and deleted). Amounts, currencies and dates of debts, calls, payments and
+   * promises stay as records. Idempotent: a second call returns the first erasedAt.
    */
   async erase(id: string): Promise<DebtorErasureView> {
     const erasedAt = await this.transactions.transaction(async (tx) => {
       const debtor = await this.debtors.lock(tx, id);
       if (!debtor) return null;
       if (debtor.erasedAt) return debtor.erasedAt;
-      if (debtor.externalId !== null) await this.debtors.recordErasure(tx, debtor.portfolioId, erasureHash(debtor.externalId));
+      if (debtor.externalId !== null) await this.debtors.recordErasure(tx, debtor.portfolioId, this.tombstones.tombstone(debtor.externalId));
       await this.debtors.deleteContacts(tx, id);
       await this.debtors.emptyFreeText(tx, id);
       await this.debtors.retireDependants(tx, id);
+      await this.debtors.scrubActivity(tx, id);
       return this.debtors.wipePersonalData(tx, id);
     });
     if (!erasedAt) throw AppError.notFound('debtor');

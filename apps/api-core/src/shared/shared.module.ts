@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
-import type { ImportJob } from '@dc/contracts';
+import { ErasureTombstones, type ImportJob } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import { NatsBus } from '@dc/transport';
@@ -25,7 +25,7 @@ export interface ApiCoreDependencies {
 
 /**
  * What every feature module may inject without importing it: the process-wide objects (the file
- * storage and the import queue among them), the transaction runner (TRANSACTIONS), the shared
+ * storage, the import queue and the erasure tombstones among them), the transaction runner (TRANSACTIONS), the shared
  * lookups, and the reply interceptor of every handler.
  */
 @Global()
@@ -42,10 +42,11 @@ export class SharedModule {
         { provide: NatsBus, useValue: deps.bus },
         { provide: STORAGE, useValue: deps.storage },
         { provide: IMPORT_QUEUE, useValue: deps.importQueue },
+        { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
         LookupsRepository,
       ],
-      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, LookupsRepository],
+      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, ErasureTombstones, LookupsRepository],
     };
   }
 }

@@ -15,7 +15,6 @@ function staged(doc: string, debt: string | null, extra: Partial<StagedRow> = {}
     documentType: 'national_id',
     documentNumber: doc,
     debtorExternalId: null,
-    erasureHash: null,
     newDebtorId: `dbt_${n}`,
     present: debt ? Bit.snapshot : 0,
     optOut: null,
@@ -27,7 +26,7 @@ function staged(doc: string, debt: string | null, extra: Partial<StagedRow> = {}
 }
 
 function state(partial: Partial<MergeState> = {}): MergeState {
-  return { debtorsByDocument: new Map(), externalIdOwners: new Map(), erasedHashes: new Set(), debts: new Map(), ...partial };
+  return { debtorsByDocument: new Map(), externalIdOwners: new Map(), erasedExternalIds: new Set(), debts: new Map(), ...partial };
 }
 
 beforeEach(() => {
@@ -100,7 +99,7 @@ describe('planChunk', () => {
     const known = state({
       debtorsByDocument: new Map([[documentKey('national_id', 'A'), { id: 'dbt_a', optOut: false }]]),
       externalIdOwners: new Map([['c-a', 'dbt_a'], ['c-z', 'dbt_z']]),
-      erasedHashes: new Set(['hash-erased']),
+      erasedExternalIds: new Set(['gone']),
       debts: new Map([
         ['d-a', { id: 'debt_a', debtorId: 'dbt_a', currency: 'EUR' }],
         ['d-z', { id: 'debt_z', debtorId: 'dbt_z', currency: 'EUR' }],
@@ -161,7 +160,7 @@ describe('planChunk', () => {
 
     it('an erased subject is refused when the row would create it, not when its document matches a live debtor', () => {
       const plan = planChunk(
-        [staged('N', null, { debtorExternalId: 'gone', erasureHash: 'hash-erased' }), staged('A', null, { debtorExternalId: 'gone', erasureHash: 'hash-erased' })],
+        [staged('N', null, { debtorExternalId: 'gone' }), staged('A', null, { debtorExternalId: 'gone' })],
         known,
         UPDATE,
       );

@@ -15,7 +15,6 @@ export interface StagedRow {
   documentType: string;
   documentNumber: string;
   debtorExternalId: string | null;
-  erasureHash: string | null;
   newDebtorId: string;
   /** Bits (fold-bits.ts) of the optional fields the row fills. */
   present: number;
@@ -45,8 +44,8 @@ export interface MergeState {
   debtorsByDocument: Map<string, KnownDebtor>;
   /** Live debtors holding the chunk's debtor external ids: external id → debtor id. */
   externalIdOwners: Map<string, string>;
-  /** erasureHash of the portfolio's erased subjects among the chunk's external ids. */
-  erasedHashes: Set<string>;
+  /** The chunk's debtor external ids that a tombstone of the portfolio refuses (ErasureTombstones, docs/adr/0025). */
+  erasedExternalIds: Set<string>;
   /** Live debts of the portfolio among the chunk's debt external ids. */
   debts: Map<string, KnownDebt>;
 }
@@ -177,7 +176,7 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
         refuse(row, options.columns.debtorExternalId, options.mode === 'add' ? MergeMessages.externalIdInUseAdd(ext) : MergeMessages.externalIdInUse(ext));
         continue;
       }
-      if (row.erasureHash !== null && state.erasedHashes.has(row.erasureHash)) {
+      if (state.erasedExternalIds.has(ext)) {
         refuse(row, options.columns.debtorExternalId, MergeMessages.erased);
         continue;
       }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ImportLimits } from '@dc/contracts';
+import { ErasureTombstones, ImportLimits } from '@dc/contracts';
 import { newId } from '@dc/database';
 import { rows, Session } from '../sql-session';
 import { Bit } from './fold-bits';
@@ -121,6 +121,8 @@ const DEBT_UPDATE = assignments('t', [
  */
 @Injectable()
 export class MergeRepository {
+  constructor(private readonly tombstones: ErasureTombstones) {}
+
   /** Once per session: the plan's temporary table. */
   async prepare(session: Session): Promise<void> {
     await session.query(CREATE_PLAN);
@@ -146,7 +148,7 @@ export class MergeRepository {
     return rows<StagedRow>(
       session,
       `SELECT row_number AS "rowNumber", error_details AS "errorDetails", identity_document_type AS "documentType",
-         identity_document_number AS "documentNumber", debtor_external_id AS "debtorExternalId", erasure_hash AS "erasureHash",
+         identity_document_number AS "documentNumber", debtor_external_id AS "debtorExternalId",
          new_debtor_id AS "newDebtorId", present, compliance_opt_out AS "optOut", debt_external_id AS "debtExternalId",
          debt_currency AS "debtCurrency", new_debt_id AS "newDebtId"
        FROM import_rows WHERE import_id = $1 AND row_number BETWEEN $2 AND $3 ORDER BY row_number`,
@@ -194,7 +196,8 @@ export class MergeRepository {
     const resolved = new Set(byDocument.map((d) => documentKey(d.t, d.n)));
     const creating = valid.filter((r) => r.debtorExternalId !== null && !resolved.has(documentKey(r.documentType, r.documentNumber)));
     const externalIds = unique(creating.map((r) => r.debtorExternalId));
-    const hashes = unique(creating.map((r) => r.erasureHash));
+    // Every tombstone value that would refuse one of them: the keyed hash and the legacy ones (ADR 0025).
+    const hashes = this.tombstones.candidatesOf(externalIds);
     const owners = externalIds.length
       ? await rows<{ ext: string; id: string }>(
           session,
@@ -220,7 +223,7 @@ export class MergeRepository {
     return {
       debtorsByDocument: new Map(byDocument.map((d) => [documentKey(d.t, d.n), { id: d.id, optOut: d.o }])),
       externalIdOwners: new Map(owners.map((o) => [o.ext, o.id])),
-      erasedHashes: new Set(erased.map((e) => e.hash)),
+      erasedExternalIds: erasedAmong(this.tombstones, externalIds, erased),
       debts: new Map(debts.map((d) => [d.ext, { id: d.id, debtorId: d.debtorId, currency: d.currency }])),
     };
   }
@@ -383,10 +386,11 @@ export class MergeRepository {
    * The planner's statistics of what the merge reads: when a run starts merging (the staging table's
    * are otherwise those of an empty table or of another import — measured: 500 ms instead of 35 ms
    * per lookup, or minutes when forced into nested loops), then while the import grows the tables
-   * (AnalyzeSchedule).
+   * (AnalyzeSchedule). Through a SECURITY DEFINER function: the importer's role does not own the
+   * tables (docs/adr/0027).
    */
   async refreshStatistics(session: Session): Promise<void> {
-    await session.query('ANALYZE debtors, debts, debtor_phones, debtor_emails, import_rows');
+    await session.query('SELECT refresh_import_statistics(true)');
   }
 
   async setPhase(session: Session, importId: string, phase: 'merging' | 'finishing'): Promise<void> {
@@ -402,4 +406,10 @@ export class MergeRepository {
 
 function unique(values: (string | null)[]): string[] {
   return [...new Set(values.filter((v): v is string => v !== null))];
+}
+
+/** The external ids a found tombstone refuses. */
+function erasedAmong(tombstones: ErasureTombstones, externalIds: string[], found: { hash: string }[]): Set<string> {
+  const hashes = new Set(found.map((e) => e.hash));
+  return new Set(externalIds.filter((id) => tombstones.isErased(id, hashes)));
 }

@@ -42,7 +42,7 @@ describe('stagedRowLine', () => {
   const columnOf = (field: string) => header[['debtor_external_id', 'identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1', 'phone_2', 'email_1', 'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_description'].indexOf(field)];
   const at = (values: (string | null)[], column: (typeof STAGING_COLUMNS)[number]) => values[STAGING_COLUMNS.indexOf(column)];
 
-  it('a valid row: one value per staging column, canonical, with its bits, ids and erasure hash', () => {
+  it('a valid row: one value per staging column, canonical, with its bits and ids', () => {
     const line = stagedRowLine('imp_1', 7, rules.check(['C1', 'Ana\tMaría', 'national_id', 'X1', '', '+34 600 11 22 33', 'a@example.com', 'D1', '10.50', '', 'EUR', 'line 1\nline 2']), columnOf);
     const values = parseLine(line);
     expect(values).toHaveLength(STAGING_COLUMNS.length);
@@ -59,7 +59,6 @@ describe('stagedRowLine', () => {
     expect(at(values, 'phone_1_id')).toMatch(/^phn_/);
     expect(at(values, 'phone_2_id')).toBeNull();
     expect(at(values, 'email_1_id')).toMatch(/^eml_/);
-    expect(at(values, 'erasure_hash')).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('a refused row: its errorDetails lines, its valid debt external id, nothing else', () => {

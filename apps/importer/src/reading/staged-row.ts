@@ -1,4 +1,4 @@
-import { erasureHash, ImportField } from '@dc/contracts';
+import type { ImportField } from '@dc/contracts';
 import { newId } from '@dc/database';
 import type { ImportRow, RowCheck } from '@dc/imports';
 import { Bit } from '../merging/fold-bits';
@@ -12,11 +12,11 @@ export const STAGING_COLUMNS = [
   'phone_1', 'phone_1_e164', 'phone_2', 'phone_2_e164', 'phone_3', 'phone_3_e164', 'email_1', 'email_2',
   'compliance_opt_out', 'compliance_consent_to_call', 'compliance_consent_to_whatsapp', 'compliance_consent_to_email', 'compliance_consent_to_sms',
   'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date', 'debt_issue_date', 'debt_description', 'debt_type',
-  'present', 'new_debtor_id', 'new_debt_id', 'phone_1_id', 'phone_2_id', 'phone_3_id', 'email_1_id', 'email_2_id', 'erasure_hash',
+  'present', 'new_debtor_id', 'new_debt_id', 'phone_1_id', 'phone_2_id', 'phone_3_id', 'email_1_id', 'email_2_id',
 ] as const;
 
 const ERROR_PADDING_BEFORE_DEBT: null[] = new Array(STAGING_COLUMNS.indexOf('debt_external_id') - 3).fill(null);
-const ERROR_PADDING_AFTER_DEBT: CopyValue[] = [...new Array(7).fill(null), 0, ...new Array(8).fill(null)];
+const ERROR_PADDING_AFTER_DEBT: CopyValue[] = [...new Array(7).fill(null), 0, ...new Array(7).fill(null)];
 
 /** One errorDetails line: `row <n>: <column>: <message>`, or `row <n>: <message>` for the record as a whole (docs/imports.md). */
 export function errorLine(rowNumber: number, column: string | null, message: string): string {
@@ -49,8 +49,7 @@ export function stagedRowLine(importId: string, rowNumber: number, check: RowChe
     `${v(d?.dueDate)}\t${v(d?.issueDate)}\t${v(d?.description)}\t${v(d?.debtType)}\t` +
     `${presentBits(r)}\t${newId('dbt')}\t${d ? newId('debt') : '\\N'}\t` +
     `${p1 ? newId('phn') : '\\N'}\t${p2 ? newId('phn') : '\\N'}\t${p3 ? newId('phn') : '\\N'}\t` +
-    `${e1 ? newId('eml') : '\\N'}\t${e2 ? newId('eml') : '\\N'}\t` +
-    `${r.debtorExternalId === null ? '\\N' : erasureHash(r.debtorExternalId)}\n`
+    `${e1 ? newId('eml') : '\\N'}\t${e2 ? newId('eml') : '\\N'}\n`
   );
 }
 

@@ -17,7 +17,7 @@ export class OperatorDebtorsController {
     return this.core.send(DebtorsRpc.delete, caller, { id });
   }
 
-  /** Erasure at the data subject's request: personal data wiped, externalId tombstoned. */
+  /** Erasure at the data subject's request: personal data wiped everywhere (calls, payments, events), externalId tombstoned (docs/adr/0025). */
   @OperatorRoute('POST', 'debtors/:id/erase', DebtorsRpc.erase)
   erase(@Param('id') id: string, @Caller() caller: OperatorCaller) {
     if (!isId('dbt', id)) throw AppError.notFound('debtor');

@@ -16,7 +16,8 @@ export class CallsController {
       summary: 'List calls',
       description:
         'Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; ' +
-        'a to without time means the end of that day in UTC). List items never carry analysis.',
+        'a to without time means the end of that day in UTC). List items never carry analysis. ' +
+        'Calls of a deleted or erased debtor stay listed (operational history); once the debtor is erased at the data subject\'s request, fromNumber and toNumber are null.',
       returns: 'CallListItemView',
       list: true,
     },
@@ -30,7 +31,13 @@ export class CallsController {
     path: ':id',
     scope: 'read',
     rpc: CallsRpc.get,
-    doc: { summary: 'One call', description: 'Includes analysis, null until the call is analysed (a normal transient state).', returns: 'CallView' },
+    doc: {
+      summary: 'One call',
+      description:
+        'Includes analysis, null until the call is analysed (a normal transient state). A call of a deleted or erased debtor stays readable; ' +
+        'once the debtor is erased at the data subject\'s request, fromNumber, toNumber and analysis are null.',
+      returns: 'CallView',
+    },
   })
   get(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('call', id)) throw AppError.notFound('call');

@@ -16,7 +16,8 @@ export class PaymentsController {
       summary: 'List payments',
       description:
         'Filters: portfolioId, debtorId, from, to. from/to are compared as text with paymentDate: from=<date> includes the whole day; ' +
-        'to=<date> excludes payments of that day stored with a time (use to=<date>T23:59:59Z to include them).',
+        'to=<date> excludes payments of that day stored with a time (use to=<date>T23:59:59Z to include them). ' +
+        'Payments of a deleted or erased debtor stay listed (financial history); once the debtor is erased at the data subject\'s request, reference is null.',
       returns: 'PaymentView',
       list: true,
     },
@@ -25,7 +26,17 @@ export class PaymentsController {
     return this.core.send(PaymentsRpc.list, caller, query);
   }
 
-  @PublicRoute({ method: 'GET', path: ':id', scope: 'read', rpc: PaymentsRpc.get, doc: { summary: 'One payment', returns: 'PaymentView' } })
+  @PublicRoute({
+    method: 'GET',
+    path: ':id',
+    scope: 'read',
+    rpc: PaymentsRpc.get,
+    doc: {
+      summary: 'One payment',
+      description: 'A payment of a deleted or erased debtor stays readable; once the debtor is erased at the data subject\'s request, reference is null.',
+      returns: 'PaymentView',
+    },
+  })
   get(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('pay', id)) throw AppError.notFound('payment');
     return this.core.send(PaymentsRpc.get, caller, { id });

@@ -13,7 +13,7 @@ export class PromisesController {
     method: 'GET',
     scope: 'read',
     rpc: PromisesRpc.list,
-    doc: { summary: 'List promises of payment', description: 'Filters: portfolioId, debtorId, status (comma list). List only in v1.', returns: 'PromiseView', list: true },
+    doc: { summary: 'List promises of payment', description: 'Filters: portfolioId, debtorId, status (comma list). List only in v1. Promises of a deleted or erased debtor stay listed (they hold no personal data).', returns: 'PromiseView', list: true },
   })
   list(@Query() query: ListPromisesQueryDto, @Caller() caller: PublicCaller) {
     return this.core.send(PromisesRpc.list, caller, query);
