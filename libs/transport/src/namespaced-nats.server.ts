@@ -4,13 +4,18 @@ import { DEADLINE_HEADER, ErrorCode, JsonBytes, REPLY_STATUS_HEADER, REQUEST_ID_
 import { randomUUID } from 'node:crypto';
 import { headers, JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
 import { parseDeadline, withTimeout } from './deadline';
+import { NatsAccess, natsConnectOptions } from './nats-connection';
+import { NatsService } from './nats-permissions';
 import { ClaimStore, isEncoded, readBody, UnreadableBodyError } from './payload-codec';
+import { REFUSED_HEADER, SignatureVerdict, SigningKeys, verifyRequest } from './request-signature';
 
-export interface NamespacedNatsOptions {
-  url: string;
-  /** Prepended to every pattern: lets several deployments (or test runs) share one NATS. */
-  subjectPrefix: string;
+export interface NamespacedNatsOptions extends NatsAccess {
+  /** `subjectPrefix` is prepended to every pattern: lets several deployments (or test runs) share one NATS. */
   queue: string;
+  /** Whose NATS user this connection is (nats-permissions.ts). */
+  service: NatsService;
+  /** A request must be signed with one of these (request-signature.ts, docs/adr/0026). */
+  signingKeys: SigningKeys;
   name: string;
   /** On close, how long requests already taken may run on before the connection closes anyway. */
   drainTimeoutMs: number;
@@ -32,8 +37,10 @@ const json = JSONCodec<unknown>();
  * caller has already given up is dropped unrun; at most `maxConcurrency` requests run at once,
  * the excess is refused at once (never queued); the replica can leave and rejoin its queue group
  * (while Postgres is unreachable); closing waits for the requests already taken to be
- * answered (Nest's own graceful close waits a fixed period); and a request NatsBus sent gzipped or
- * by claim check is decoded before Nest reads it (payload-codec.ts, docs/adr/0017).
+ * answered (Nest's own graceful close waits a fixed period); a request NatsBus sent gzipped or
+ * by claim check is decoded before Nest reads it (payload-codec.ts, docs/adr/0017); and, before
+ * any of that, a request without a valid signature of its sender is refused `unauthorized`
+ * (request-signature.ts, docs/adr/0026).
  */
 export class NamespacedNatsServer extends ServerNats {
   private ownSubscriptions: Subscription[] = [];
@@ -49,7 +56,7 @@ export class NamespacedNatsServer extends ServerNats {
 
   constructor(private readonly namespaced: NamespacedNatsOptions) {
     super({
-      servers: [namespaced.url],
+      ...natsConnectOptions(namespaced, namespaced.service),
       queue: namespaced.queue,
       name: namespaced.name,
       gracefulShutdown: false, // close() below drains instead
@@ -103,12 +110,10 @@ export class NamespacedNatsServer extends ServerNats {
 
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
     const requestId = natsMsg.headers?.get(REQUEST_ID_HEADER) || `rpc_${randomUUID()}`;
+    // First, one HMAC over the bytes as received: nothing is decoded, parsed or run for a forger.
+    const verdict = verifyRequest(this.namespaced.signingKeys, natsMsg.subject, natsMsg.headers, natsMsg.data, Date.now());
+    if (verdict !== 'valid') return this.refuse(natsMsg, requestId, channel, verdict);
     const deadline = parseDeadline(natsMsg.headers?.get(DEADLINE_HEADER));
-    if (deadline !== undefined && Date.now() >= deadline) {
-      // No reply: the caller has stopped listening, and running it could only surprise a retry.
-      this.namespaced.log.warn({ requestId, channel, lateMs: Date.now() - deadline }, 'dropped: the caller had already given up');
-      return;
-    }
     if (natsMsg.reply && this.inFlight >= this.namespaced.maxConcurrency) return this.shed(natsMsg, requestId, channel);
     const finish = this.startRequest();
     this.finishers.set(natsMsg, finish);
@@ -191,6 +196,25 @@ export class NamespacedNatsServer extends ServerNats {
     await super.close();
   }
 
+  /**
+   * A request whose signature is missing or wrong is refused `unauthorized`, unrun and unread (the
+   * log line names the request, never its payload). A genuine one past its deadline is dropped the
+   * same way: the caller has stopped listening, and running it could only surprise a retry; a
+   * replay of it after the deadline gets the same answer.
+   */
+  private refuse(natsMsg: Msg, requestId: string, channel: string, verdict: Exclude<SignatureVerdict, 'valid'>): void {
+    if (verdict === 'expired') {
+      const deadline = parseDeadline(natsMsg.headers?.get(DEADLINE_HEADER)) ?? 0;
+      this.namespaced.log.warn({ requestId, channel, lateMs: Date.now() - deadline }, 'dropped: the caller had already given up');
+    } else {
+      this.namespaced.log.warn({ requestId, channel, signature: verdict }, 'refused: request not signed by a trusted sender');
+    }
+    const message = verdict === 'expired' ? 'The request expired before it could be run.' : 'The request is not signed by a trusted sender.';
+    const h = headers();
+    h.set(REFUSED_HEADER, verdict);
+    this.answer(natsMsg, undefined, { ok: false, error: { code: ErrorCode.Unauthorized, message } }, h);
+  }
+
   /** Refuses a request unrun: the caller may retry it safely (after Retry-After), here or elsewhere. */
   private shed(natsMsg: Msg, requestId: string, channel: string): void {
     this.namespaced.log.warn({ requestId, channel, inFlight: this.inFlight }, 'shed: at max concurrency');
@@ -222,9 +246,9 @@ export class NamespacedNatsServer extends ServerNats {
     return natsMsg.respond(body.bytes, { headers: h });
   }
 
-  /** Answers in Nest's wire format, as a handler's last packet would be. */
-  private answer(natsMsg: Msg, id: string | undefined, response: RpcReply): void {
-    natsMsg.respond(json.encode({ id, response, isDisposed: true }));
+  /** Answers in Nest's wire format, as a handler's last packet would be (nothing to answer for an event). */
+  private answer(natsMsg: Msg, id: string | undefined, response: RpcReply, h?: MsgHdrs): void {
+    if (natsMsg.reply) natsMsg.respond(json.encode({ id, response, isDisposed: true }), h && { headers: h });
   }
 
   private async drainAll(subs: Subscription[]): Promise<void> {

@@ -2,13 +2,18 @@ import { AppError, DEADLINE_HEADER, ErrorCode, JsonBytes, REPLY_STATUS_HEADER, R
 import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, Msg, NatsConnection, NatsError } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from './deadline';
+import { NatsAccess, natsConnectOptions } from './nats-connection';
+import { NatsService } from './nats-permissions';
 import { ClaimStore, writeBody } from './payload-codec';
+import { REFUSED_HEADER, signRequest, SigningKeys } from './request-signature';
 
-export interface NatsBusOptions {
-  url: string;
-  subjectPrefix: string;
+export interface NatsBusOptions extends NatsAccess {
   requestTimeoutMs: number;
   name: string;
+  /** Whose NATS user this connection is (its reply inbox: nats-permissions.ts). */
+  service: NatsService;
+  /** Every request is signed with the current key (INTERNAL_SIGNING_KEY, docs/adr/0026). */
+  signingKeys: SigningKeys;
   /** Where a request too large for one message even gzipped is parked (PayloadStore, docs/adr/0017). */
   payloads: ClaimStore;
 }
@@ -29,7 +34,9 @@ interface NestResponsePacket {
  * NestJS microservice wire format (`{pattern, data, id}` → `{id, response}`), so api-core stays a
  * plain NestJS NATS microservice. No responder or a timeout becomes 503 service_unavailable.
  * A large request travels gzipped, or by claim check over the server's max_payload
- * (payload-codec.ts, docs/adr/0017); NamespacedNatsServer decodes it before Nest reads it.
+ * (payload-codec.ts, docs/adr/0017); NamespacedNatsServer decodes it before Nest reads it. Every
+ * request is signed (request-signature.ts), and the connection uses the service's NATS user, TLS and
+ * reply inbox (docs/adr/0026).
  */
 export class NatsBus {
   private constructor(
@@ -39,7 +46,7 @@ export class NatsBus {
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const connection = await connect({
-      servers: [options.url],
+      ...natsConnectOptions(options, options.service),
       name: options.name,
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
@@ -68,15 +75,20 @@ export class NatsBus {
     h.set(REQUEST_ID_HEADER, requestId);
     // api-core does not start work that arrives after this: nobody would read its answer.
     h.set(DEADLINE_HEADER, String(Date.now() + this.options.requestTimeoutMs));
+    const subject = this.subject(pattern);
+    // api-core refuses an unsigned request before reading it (docs/adr/0026).
+    signRequest(this.options.signingKeys, subject, h, body);
     let msg: Msg;
     try {
-      msg = await this.connection.request(this.subject(pattern), body, {
+      msg = await this.connection.request(subject, body, {
         timeout: this.options.requestTimeoutMs,
         headers: h,
       });
     } catch (err) {
       throw unavailable(err);
     }
+    // api-core could not verify our signature: our key is not one it holds (docs/adr/0026). Ours to fix, not the client's.
+    if (msg.headers?.get(REFUSED_HEADER)) throw new AppError(ErrorCode.InternalError, 'The request could not be completed.');
     // A read's success: the message is the body's JSON, kept as bytes (docs/adr/0024).
     const status = msg.headers?.get(REPLY_STATUS_HEADER);
     if (status) return { ok: true, status: Number(status), body: new JsonBytes(msg.data) as T };

@@ -2,7 +2,7 @@ import { headers } from 'nats';
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
-  bodyBudget, CLAIM_CHECK_HEADER, ClaimStore, COMPRESS_ABOVE_BYTES, CONTENT_ENCODING_HEADER, encodeBody, GZIP, HEADERS_RESERVE_BYTES, isEncoded, readBody,
+  bodyBudget, CLAIM_CHECK_HEADER, CLAIM_DIGEST_HEADER, ClaimStore, COMPRESS_ABOVE_BYTES, CONTENT_ENCODING_HEADER, encodeBody, GZIP, HEADERS_RESERVE_BYTES, isEncoded, readBody,
   UnreadableBodyError, writeBody,
 } from './payload-codec';
 
@@ -113,6 +113,16 @@ describe('writeBody / readBody', () => {
     expect(parse(await readBody(h, body, store))).toEqual(incompressible);
     expect(store.parked.size).toBe(0);
     await expect(readBody(h, body, store)).rejects.toMatchObject({ name: 'UnreadableBodyError', retryable: true });
+  });
+
+  it('parked bytes swapped while parked (someone with Redis access) do not match the signed digest: refused, not retryable', async () => {
+    const h = headers();
+    const store = new MemoryStore();
+    const body = await writeBody(h, bytesOf(incompressible), ONE_MIB, store);
+    expect(h.get(CLAIM_DIGEST_HEADER)).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    const ref = h.get(CLAIM_CHECK_HEADER);
+    store.parked.set(ref, gzipSync(Buffer.from(JSON.stringify({ pattern: 'p', id: 'i', data: { forged: true } }))));
+    await expect(readBody(h, body, store)).rejects.toMatchObject({ name: 'UnreadableBodyError', retryable: false, message: expect.stringContaining('do not match the signed digest') });
   });
 
   it('a store that fails to park: the error is thrown, nothing is sent', async () => {

@@ -1,4 +1,5 @@
 import type { MsgHdrs } from 'nats';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
 
@@ -15,6 +16,11 @@ import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
 export const CONTENT_ENCODING_HEADER = 'content-encoding';
 /** The PayloadStore reference of the parked gzip bytes; the message body is then empty. */
 export const CLAIM_CHECK_HEADER = 'x-claim-check';
+/**
+ * SHA-256 (base64) of the parked bytes: the request's signature covers it (request-signature.ts), so
+ * bytes swapped in Redis while parked are refused (docs/adr/0026).
+ */
+export const CLAIM_DIGEST_HEADER = 'x-claim-digest';
 export const GZIP = 'gzip';
 
 /** Up to this many bytes of JSON a request goes as it is: compressing it would cost more than it saves. */
@@ -69,6 +75,7 @@ export async function writeBody(h: MsgHdrs, json: Uint8Array, maxPayloadBytes: n
   if (encoded.kind === 'plain') return encoded.bytes;
   h.set(CONTENT_ENCODING_HEADER, GZIP);
   if (encoded.kind === 'gzip') return encoded.bytes;
+  h.set(CLAIM_DIGEST_HEADER, sha256(encoded.bytes));
   h.set(CLAIM_CHECK_HEADER, await store.put(encoded.bytes));
   return new Uint8Array(0);
 }
@@ -104,10 +111,15 @@ export async function readBody(h: MsgHdrs | undefined, body: Uint8Array, store: 
       throw new UnreadableBodyError(`claim check ${ref} could not be taken: ${err.message}`, true);
     });
     if (!parked) throw new UnreadableBodyError(`claim check ${ref} expired or already taken`, true);
+    if (sha256(parked) !== h?.get(CLAIM_DIGEST_HEADER)) throw new UnreadableBodyError(`claim check ${ref}: the parked bytes do not match the signed digest`, false);
     bytes = parked;
   }
   if (encoding !== GZIP) return bytes;
   return gunzipBody(bytes).catch((err: Error) => {
     throw new UnreadableBodyError(`corrupt gzip body: ${err.message}`, false);
   });
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
 }

@@ -19,6 +19,7 @@ const NATS_URL = 'nats://127.0.0.1:4222';
 const namespace = `t${process.pid}${randomBytes(3).toString('hex')}`;
 const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const signingKeys = { current: randomBytes(32), previous: [] };
 
 interface Echoed {
   sha256: string;
@@ -70,6 +71,8 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
       subjectPrefix: namespace,
       queue: 'transport-e2e',
       name: 'transport-e2e-server',
+      service: 'api-core',
+      signingKeys,
       drainTimeoutMs: 2_000,
       // One at a time: a request whose body could not be read must still be counted out.
       maxConcurrency: 1,
@@ -78,7 +81,7 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
     });
     app = await NestFactory.createMicroservice(EchoModule, { strategy: server, logger: false });
     await app.listen();
-    bus = await NatsBus.connect({ url: NATS_URL, subjectPrefix: namespace, requestTimeoutMs: 10_000, name: 'transport-e2e-bus', payloads: new PayloadStore(redis, namespace) });
+    bus = await NatsBus.connect({ url: NATS_URL, subjectPrefix: namespace, requestTimeoutMs: 10_000, name: 'transport-e2e-bus', service: 'gateway', signingKeys, payloads: new PayloadStore(redis, namespace) });
     spy = await connect({ servers: [NATS_URL], name: 'transport-e2e-spy' });
     spy.subscribe(bus.subject('echo'), { callback: (_err, msg) => seen.push(msg) });
     await spy.flush();
@@ -150,6 +153,8 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
       subjectPrefix: namespace,
       requestTimeoutMs: 10_000,
       name: 'transport-e2e-short-lived',
+      service: 'gateway',
+      signingKeys,
       payloads: new PayloadStore(redis, namespace, 1),
     });
     try {
