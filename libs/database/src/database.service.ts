@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Client, Pool, QueryResultRow } from 'pg';
 import { createHash } from 'node:crypto';
+import type { ConnectionOptions } from 'node:tls';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 import { DeadlinePool } from './deadline-pool';
 
@@ -34,6 +35,29 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** The current request's deadline (epoch ms): no connection is handed out after it. */
   deadline?: () => number | undefined;
+  /** TLS with a CA of its own (DATABASE_SSL_CA_FILE); without it `sslmode` in the URL decides. */
+  ssl?: { ca: string; verifyHostname: boolean };
+}
+
+/** URL parameters that would override an explicit `ssl` option in `pg` (the connection string wins there). */
+const URL_SSL_PARAMETERS = ['sslmode', 'ssl', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'];
+
+/**
+ * The `pg` connection settings of the pool and of sessions (docs/adr/0027): with a CA, TLS that
+ * verifies the server's certificate against it (and its host name, unless sslmode=verify-ca);
+ * `sslmode=disable` turns TLS off. Without a CA the URL is used as it is: `pg` reads `sslmode`
+ * (require, verify-ca and verify-full all verify against the system's CAs).
+ */
+export function connectionSettings(url: string, ssl?: DatabaseOptions['ssl']): { connectionString: string; ssl?: ConnectionOptions } {
+  if (!ssl) return { connectionString: url };
+  const parsed = new URL(url);
+  const mode = parsed.searchParams.get('sslmode');
+  for (const name of URL_SSL_PARAMETERS) parsed.searchParams.delete(name);
+  if (mode === 'disable') return { connectionString: parsed.toString() };
+  return {
+    connectionString: parsed.toString(),
+    ssl: { ca: ssl.ca, rejectUnauthorized: true, ...(ssl.verifyHostname ? {} : { checkServerIdentity: () => undefined }) },
+  };
 }
 
 /**
@@ -54,7 +78,7 @@ export class Database implements Transactions {
   ) {
     this.pool = new DeadlinePool(
       {
-        connectionString: url,
+        ...connectionSettings(url, options.ssl),
         max: poolSize,
         application_name: 'debt-collection',
         // Sent as start-up parameters: every session of the pool has them (docs/adr/0014).
@@ -103,7 +127,7 @@ export class Database implements Transactions {
    */
   async openSession(options: SessionOptions = {}): Promise<Client> {
     const client = new Client({
-      connectionString: this.url,
+      ...connectionSettings(this.url, this.options.ssl),
       application_name: options.applicationName ?? 'debt-collection',
       statement_timeout: options.statementTimeoutMs ?? this.options.statementTimeoutMs,
       lock_timeout: options.lockTimeoutMs ?? this.options.lockTimeoutMs,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { GATEWAY_TEST_ENTRY, REPO_ROOT } from './service-process';
-import { createTemplateDatabase } from './test-database';
+import { APP_ROLE, createTemplateDatabase, ensureAppRole } from './test-database';
 
 function reachable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -33,9 +33,14 @@ export async function prepareTemplateDatabase(): Promise<string> {
   }
   const name = `dc_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
   process.env.DC_TEST_TEMPLATE = name;
-  // The same one-shot migration step operators run (scripts/migrate.js), against the template.
+  // The same one-shot migration step operators run (scripts/migrate.js), against the template, as
+  // the admin; it grants the apps' role, which every stack's services log in as (docs/adr/0027).
+  await ensureAppRole();
   const url = await createTemplateDatabase(name);
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/migrate.js')], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/migrate.js')], {
+    env: { ...process.env, DATABASE_URL: url, DATABASE_APP_ROLE: APP_ROLE },
+    stdio: 'pipe',
+  });
   return name;
 }
 

@@ -2,6 +2,11 @@ import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
 
 export const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+/**
+ * The role the apps of every test stack log in as (docs/adr/0027): rows only, no DDL, owns nothing;
+ * migrations run as the admin. Local Postgres trusts 127.0.0.1, so it needs no password.
+ */
+export const APP_ROLE = 'dc_app';
 /** Set by the global setup: one template per test run, so concurrent runs never share one. */
 export const templateDatabase = (): string => {
   const name = process.env.DC_TEST_TEMPLATE;
@@ -27,14 +32,34 @@ async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  * A fresh database per test file, cloned from the template migrated once by the global setup,
  * so files never see each other's rows and can run in parallel.
  */
-export async function createTestDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(): Promise<{ url: string; appUrl: string; name: string; drop: () => Promise<void> }> {
   const name = `dc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
   return {
     name,
     url: urlFor(name),
+    appUrl: appUrlFor(name),
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/** The URL of `database` as the apps' role. */
+export function appUrlFor(database: string): string {
+  return urlFor(database).replace('//postgres@', `//${APP_ROLE}@`);
+}
+
+/**
+ * Used by the global setup: the apps' role, created once per cluster. Concurrent runs may both try:
+ * the loser's CREATE ROLE fails as a duplicate (or a unique violation, when both insert at once),
+ * which is fine. Cloned databases inherit the template's grants.
+ */
+export async function ensureAppRole(): Promise<void> {
+  await admin((c) =>
+    c.query(`DO $$ BEGIN
+      CREATE ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION;
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+    END $$`),
+  );
 }
 
 /** Used by the global setup: creates this run's template database and returns its URL. */
