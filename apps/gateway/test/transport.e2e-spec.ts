@@ -50,6 +50,8 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
     const res = await request(stack.publicUrl).get('/public/v1/portfolios').set('Authorization', `Bearer ${tenant.key}`);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(res.status).toBe(503);
+    // Every 503 tells the client when to retry (fault suite, docs/adr/0028).
+    expect(res.headers['retry-after']).toBe('1');
     expect(res.body).toEqual({
       error: { code: 'service_unavailable', message: expect.stringContaining('Retry later'), requestId: res.headers['x-request-id'] },
     });

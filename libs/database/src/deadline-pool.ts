@@ -19,6 +19,11 @@ export class DeadlinePool extends Pool {
     private readonly deadline: () => number | undefined = () => undefined,
   ) {
     super(config);
+    // The pool listens for errors of idle clients only. A client checked out between two statements
+    // (an interactive transaction running JS) that loses its connection emits 'error' with no
+    // listener, which ended api-core when Postgres stopped (fault suite, docs/adr/0028). Its next
+    // query fails instead, and the pool discards it on release.
+    this.on('connect', (client) => client.on('error', () => undefined));
   }
 
   override connect(): Promise<PoolClient>;

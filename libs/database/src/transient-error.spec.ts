@@ -12,6 +12,17 @@ describe('isTransientDatabaseError', () => {
     expect(isTransientDatabaseError({ code: 'P2024' })).toBe(true);
   });
 
+  it('recognises a lost or refused connection (Postgres stopped or restarting: fault suite)', () => {
+    for (const state of ['57P01', '57P02', '57P03', '08006', '08001']) {
+      expect(isTransientDatabaseError(prisma(state))).toBe(true);
+      expect(isTransientDatabaseError({ code: state })).toBe(true);
+    }
+    expect(isTransientDatabaseError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isTransientDatabaseError(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
+    expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isTransientDatabaseError({ code: 'P1001' })).toBe(true);
+  });
+
   it('leaves other errors alone', () => {
     expect(isTransientDatabaseError(prisma('23505'))).toBe(false);
     expect(isTransientDatabaseError({ code: '22P02' })).toBe(false);

@@ -9,11 +9,22 @@ const TRANSIENT_SQLSTATES = new Set([
   '40P01', // deadlock_detected
 ]);
 /** Prisma's: P2024 no pool connection within the wait; P2028 interactive transaction past its timeout (rolled back). */
-const TRANSIENT_PRISMA_CODES = new Set(['P2024', 'P2028']);
+const TRANSIENT_PRISMA_CODES = new Set(['P2024', 'P2028', 'P1001', 'P1017']);
+/**
+ * The connection was lost or refused (Postgres stopping, restarting or unreachable): SQLSTATE class 08,
+ * 57P01–57P03 (shut down by the administrator, crash, cannot connect now), and the errors `pg` and Node
+ * raise for a connection that is gone. A transaction whose connection dies is rolled back by Postgres;
+ * only a loss during COMMIT leaves the outcome unknown, which every write guards with its idempotency
+ * key (Idempotency-Key, payment externalId): the retry replays or finds the row (docs/adr/0028).
+ */
+const CONNECTION_SQLSTATES = /^(08...|57P0[123])$/;
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const CONNECTION_MESSAGES = /Connection terminated|not queryable|connection error|ECONNREFUSED|ECONNRESET/;
 
 interface MaybeDatabaseError {
   code?: unknown;
-  meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } };
+  message?: unknown;
+  meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; originalMessage?: unknown } } };
 }
 
 /** Whether `err` (from Prisma or from `pg` directly) is one of those transient refusals. */
@@ -21,5 +32,8 @@ export function isTransientDatabaseError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, meta } = err as MaybeDatabaseError;
   const sqlState = meta?.driverAdapterError?.cause?.originalCode ?? code;
-  return (typeof sqlState === 'string' && TRANSIENT_SQLSTATES.has(sqlState)) || (typeof code === 'string' && TRANSIENT_PRISMA_CODES.has(code));
+  if (typeof sqlState === 'string' && (TRANSIENT_SQLSTATES.has(sqlState) || CONNECTION_SQLSTATES.test(sqlState) || CONNECTION_ERRNOS.has(sqlState))) return true;
+  if (typeof code === 'string' && TRANSIENT_PRISMA_CODES.has(code)) return true;
+  const message = meta?.driverAdapterError?.cause?.originalMessage ?? (err as MaybeDatabaseError).message;
+  return typeof message === 'string' && CONNECTION_MESSAGES.test(message);
 }

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, Header } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGGER } from '../tokens';
-import { envelope, INTERNAL_ERROR } from './envelope';
+import { envelope, INTERNAL_ERROR, retryAfterOf } from './envelope';
 import { PLATFORM_BODY_LIMIT_BYTES, sendPlatformTooLarge } from '../http/body-limits';
 
 /**
@@ -29,7 +29,8 @@ export class AppExceptionFilter implements ExceptionFilter {
     // Usually set by the onRequest hook already; not on Fastify's fallback 404 (an undecodable path
     // with a method no route has), which skips the hooks.
     void reply.header(Header.RequestId, String(request.id));
-    if (error.retryAfterSeconds !== undefined) void reply.header(Header.RetryAfter, error.retryAfterSeconds);
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) void reply.header(Header.RetryAfter, retryAfter);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

@@ -3,7 +3,7 @@ import type { Logger } from '@dc/observability';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { envelope } from '../errors/envelope';
+import { envelope, retryAfterOf } from '../errors/envelope';
 import { PLATFORM_BODY_LIMIT_BYTES } from './body-limits';
 import { lingerOverUnreadBody } from './lingering-close';
 import { parseJsonBody, rejectedBody } from './request-body';
@@ -80,6 +80,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket, trustRe
 
 function sendEnvelope(reply: FastifyReply, requestId: string, error: AppError): void {
   const { status, body } = envelope(error, requestId);
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) void reply.header(Header.RetryAfter, retryAfter);
   void reply.header(Header.RequestId, requestId).status(status).send(body);
 }
 

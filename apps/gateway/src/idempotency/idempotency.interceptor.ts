@@ -1,15 +1,17 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { AppError, ErrorCode, Header } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
+import type { Logger } from '@dc/observability';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
 import { OutcomeUnknownError } from '@dc/transport';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
-import { CONFIG } from '../tokens';
+import { CONFIG, LOGGER } from '../tokens';
 import { requestFingerprint } from './canonical-json';
 import { IdempotencyStore, REPLAYED_HEADERS } from './idempotency.store';
 
 const MAX_KEY_LENGTH = 255;
+const JSON_TYPE = 'application/json; charset=utf-8';
 const POLL_MS = 50;
 
 /**
@@ -27,6 +29,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly store: IdempotencyStore,
     private readonly metrics: GatewayMetrics,
     @Inject(CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -49,6 +52,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (claim.kind === 'replay') {
         this.metrics.idempotentReplays.inc();
         void reply.status(claim.response.status).headers(claim.response.headers ?? {}).header(Header.IdempotentReplayed, 'true');
+        // A compressed record holds the JSON bytes first sent: replayed as they are (byte-identical).
+        if (Buffer.isBuffer(claim.response.body)) void reply.type(JSON_TYPE);
         return of(claim.response.body);
       }
       if (claim.kind === 'conflict') {
@@ -69,7 +74,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       mergeMap(async (body: unknown) => {
         // Stored before the response leaves, so a waiting duplicate never misses it.
         if (reply.statusCode >= 200 && reply.statusCode < 300) {
-          await this.store.complete(key, token, fingerprint, { status: reply.statusCode, body, headers: replayedHeaders(reply) });
+          // The request has run: its answer goes out even when Redis went away meanwhile. A 500 (or a
+          // 503) would make the client retry with the same key, wait out the claim's lease and run the
+          // request again (fault suite, docs/adr/0028); unstored, a later replay runs it again instead.
+          await this.store.complete(key, token, fingerprint, { status: reply.statusCode, body, headers: replayedHeaders(reply) }).catch((err: unknown) => {
+            this.logger.warn({ err: (err as Error)?.message }, 'idempotency record not stored: answered without it');
+          });
         } else {
           await this.store.release(key, token);
         }

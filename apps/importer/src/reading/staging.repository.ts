@@ -25,8 +25,11 @@ export class StagingChunk {
   ) {
     this.finished = new Promise((resolve, reject) => {
       copy.once('finish', resolve);
-      copy.once('error', (err: Error) => {
-        this.failure = err;
+      // `on`, not `once`: a COPY whose connection died errors again when abort() destroys it
+      // (pg-copy-streams' CopyFail on a detached connection); unheard, that error killed the
+      // importer when Postgres went away mid-chunk (fault suite, docs/adr/0028).
+      copy.on('error', (err: Error) => {
+        this.failure ??= err;
         reject(err);
       });
     });
@@ -63,7 +66,8 @@ export class StagingChunk {
 
   /** Nothing of the chunk is kept. */
   async abort(): Promise<void> {
-    if (!this.copy.destroyed && !this.copy.writableFinished) this.copy.destroy();
+    // After a failure the COPY is over already: nothing to cancel on a connection that may be gone.
+    if (!this.failure && !this.copy.destroyed && !this.copy.writableFinished) this.copy.destroy();
     await this.session.query('ROLLBACK').catch(() => undefined);
   }
 

@@ -1,0 +1,3 @@
+export * from './private-servers';
+export * from './load';
+export * from './fault-suite';

@@ -1,0 +1,251 @@
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { REPO_ROOT } from '../service-process';
+import { APP_ROLE } from '../test-database';
+
+/**
+ * Private Redis, NATS and Postgres servers for the fault suite (docs/adr/0028): each on its own free
+ * port and data directory, so the suite can stop and restart them while the machine's shared servers
+ * (6379, 4222, 5432) stay untouched. A server keeps its port across restarts, as a container keeps its
+ * service address, so the apps reconnect to the same URL.
+ */
+
+export async function freeTcpPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 500 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface PrivateServer {
+  readonly name: 'redis' | 'nats' | 'postgres';
+  readonly url: string;
+  start(): Promise<void>;
+  /** A graceful stop, as `docker stop` does (SIGTERM; Postgres: fast shutdown). */
+  stop(): Promise<void>;
+  /** Stops it for good and removes its data directory. */
+  destroy(): Promise<void>;
+}
+
+/** A child process whose exit can be awaited. */
+class Daemon {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  output = '';
+
+  constructor(private readonly command: string, private readonly args: string[]) {}
+
+  spawn(): void {
+    const child = spawn(this.command, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (c: Buffer) => (this.output = (this.output + c.toString('utf8')).slice(-4_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.child = child;
+  }
+
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async kill(signal: NodeJS.Signals): Promise<void> {
+    if (this.running) this.child!.kill(signal);
+    await this.exited;
+  }
+}
+
+/**
+ * Redis as compose runs it: `--appendonly yes` (every write in the AOF, fsync every second), so a stop
+ * and restart keeps the BullMQ queues, idempotency records and rate-limit counters.
+ */
+export class PrivateRedis implements PrivateServer {
+  readonly name = 'redis' as const;
+  private readonly daemon: Daemon;
+
+  private constructor(readonly port: number, private readonly dir: string) {
+    this.daemon = new Daemon('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--protected-mode', 'no',
+    ]);
+  }
+
+  static async create(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freeTcpPort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-')));
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.daemon.spawn();
+    await until(`redis :${this.port} (${this.daemon.output})`, () => accepts(this.port));
+  }
+
+  stop(): Promise<void> {
+    return this.daemon.kill('SIGTERM');
+  }
+
+  async destroy(): Promise<void> {
+    await this.daemon.kill('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** nats-server with JetStream and the repository's max_payload (docker/nats.conf: 8MB). */
+export class PrivateNats implements PrivateServer {
+  readonly name = 'nats' as const;
+  private readonly daemon: Daemon;
+
+  private constructor(readonly port: number, private readonly dir: string) {
+    const conf = path.join(dir, 'nats.conf');
+    writeFileSync(conf, `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream {\n  store_dir: ${JSON.stringify(path.join(dir, 'js'))}\n}\n`);
+    this.daemon = new Daemon('/usr/sbin/nats-server', ['-c', conf]);
+  }
+
+  static async create(): Promise<PrivateNats> {
+    const nats = new PrivateNats(await freeTcpPort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-nats-')));
+    await nats.start();
+    return nats;
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.daemon.spawn();
+    await until(`nats :${this.port} (${this.daemon.output})`, () => accepts(this.port));
+  }
+
+  stop(): Promise<void> {
+    return this.daemon.kill('SIGTERM');
+  }
+
+  async destroy(): Promise<void> {
+    await this.daemon.kill('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * A private Postgres cluster (initdb, trust authentication on 127.0.0.1), migrated with the same
+ * `scripts/migrate.js` operators run. Run as the `postgres` OS user when this process is root
+ * (Postgres refuses to run as root). Stopped with a fast shutdown (what the official image's
+ * SIGINT stop signal does): every session is cut, in-flight transactions roll back.
+ */
+export class PrivatePostgres implements PrivateServer {
+  readonly name = 'postgres' as const;
+
+  private constructor(readonly port: number, private readonly dir: string) {}
+
+  static async create(): Promise<PrivatePostgres> {
+    const base = mkdtempSync(path.join(tmpdir(), 'dc-faults-pg-'));
+    chmodSync(base, 0o755);
+    const dir = path.join(base, 'data');
+    const pg = new PrivatePostgres(await freeTcpPort(), dir);
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      const { uid, gid } = userIds('postgres');
+      chownSync(base, uid, gid);
+    }
+    await pg.run('initdb', ['-D', dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
+    writeFileSync(path.join(dir, 'postgresql.auto.conf'), [
+      `port = ${pg.port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${base}'`, 'max_connections = 200',
+      'shared_buffers = 64MB', 'autovacuum = off', '',
+    ].join('\n'));
+    if (asRoot) {
+      const { uid, gid } = userIds('postgres');
+      chownSync(path.join(dir, 'postgresql.auto.conf'), uid, gid);
+    }
+    await pg.start();
+    return pg;
+  }
+
+  get adminUrl(): string {
+    return `postgresql://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  /** The application database as the admin (migrations, assertions). */
+  get url(): string {
+    return `postgresql://postgres@127.0.0.1:${this.port}/dc_faults`;
+  }
+
+  /** The application database as the apps' role (rows only, no DDL: docs/adr/0027). */
+  get appUrl(): string {
+    return `postgresql://${APP_ROLE}@127.0.0.1:${this.port}/dc_faults`;
+  }
+
+  /** Creates the apps' role and the application database, and runs every migration (scripts/migrate.js, which grants the role). */
+  async createDatabase(): Promise<{ url: string; appUrl: string }> {
+    const client = new Client({ connectionString: this.adminUrl });
+    await client.connect();
+    try {
+      await client.query(`CREATE ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION`);
+      await client.query('CREATE DATABASE dc_faults');
+    } finally {
+      await client.end();
+    }
+    await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'scripts/migrate.js')], { env: { ...process.env, DATABASE_URL: this.url } });
+    return { url: this.url, appUrl: this.appUrl };
+  }
+
+  async start(): Promise<void> {
+    await this.run('pg_ctl', ['-D', this.dir, '-l', path.join(path.dirname(this.dir), 'server.log'), '-w', '-t', '30', 'start']);
+    await until(`postgres :${this.port}`, () => accepts(this.port));
+  }
+
+  async stop(): Promise<void> {
+    await this.run('pg_ctl', ['-D', this.dir, '-m', 'fast', '-w', '-t', '30', 'stop']);
+  }
+
+  async destroy(): Promise<void> {
+    try {
+      await this.run('pg_ctl', ['-D', this.dir, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // already stopped
+    }
+    rmSync(path.dirname(this.dir), { recursive: true, force: true });
+  }
+
+  /** Runs a Postgres tool without blocking the event loop (the load keeps running meanwhile). */
+  private async run(tool: string, args: string[]): Promise<void> {
+    const bin = path.join(PG_BIN, tool);
+    const run = promisify(execFile);
+    if (process.getuid?.() === 0) await run('runuser', ['-u', 'postgres', '--', bin, ...args], { cwd: '/' });
+    else await run(bin, args);
+  }
+}
+
+function userIds(user: string): { uid: number; gid: number } {
+  const uid = Number(execFileSync('id', ['-u', user]).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', user]).toString().trim());
+  return { uid, gid };
+}
