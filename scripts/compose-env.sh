@@ -6,7 +6,20 @@
 set -eu
 token() { openssl rand -base64 33 | tr -d '\n=' | tr '+/' '-_'; }
 key() { openssl rand -base64 32; }
+# nats-server expands $NATS_*_PASSWORD in docker/nats.conf as a config token: a letter, then hex.
+nats_password() { printf 'n%s' "$(openssl rand -hex 24)"; }
 cat <<ENV
 OPERATOR_TOKEN=$(token)
 WEBHOOK_SECRET_KEY=$(key)
+ERASURE_HMAC_KEY=$(key)
+POSTGRES_PASSWORD=$(token)
+DATABASE_MIGRATOR_PASSWORD=$(token)
+DATABASE_APP_PASSWORD=$(token)
+REDIS_GATEWAY_PASSWORD=$(token)
+REDIS_API_CORE_PASSWORD=$(token)
+REDIS_IMPORTER_PASSWORD=$(token)
+REDIS_WEBHOOK_DISPATCHER_PASSWORD=$(token)
+NATS_GATEWAY_PASSWORD=$(nats_password)
+NATS_API_CORE_PASSWORD=$(nats_password)
+INTERNAL_SIGNING_KEY=$(key)
 ENV

@@ -5,9 +5,8 @@ import { loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
 import { createLogger, currentDeadline, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createStorage } from '@dc/storage';
-import { NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
+import { createRedis, NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
 import { AppModule } from './app.module';
 import { PostgresGate } from './postgres-gate';
 
@@ -18,30 +17,22 @@ async function main(): Promise<void> {
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.
-  const redis = new IORedis(config.redis.url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    connectTimeout: config.redis.connectTimeoutMs,
-    commandTimeout: config.redis.commandTimeoutMs,
-  });
+  const redis = createRedis(config.redis, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: config.redis.commandTimeoutMs });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const payloads = new PayloadStore(redis, config.redis.keyPrefix);
   // The import queue's producer (enqueue adds one job per import; apps/importer works them). Its own
   // connection, every command bounded; connected at once (BullMQ waits for a first "ready"), not
   // needed to be ready: without it enqueue answers 503. The prefix is the importer's.
-  const queueConnection = new IORedis(config.redis.url, {
-    maxRetriesPerRequest: 2,
-    connectTimeout: config.redis.connectTimeoutMs,
-    commandTimeout: config.redis.commandTimeoutMs,
-  });
+  const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: 2, commandTimeout: config.redis.commandTimeoutMs });
   queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error (import queue)'));
   const importQueue = new Queue<ImportJob>(IMPORTS_QUEUE, { connection: queueConnection, prefix: config.redis.keyPrefix });
   importQueue.on('error', (err) => logger.warn({ err: err.message }, 'import queue error'));
   const storage = createStorage(config);
-  const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', payloads });
+  // Both connections use api-core's NATS user (docs/adr/0026): it may publish only auth.invalidate and its answers.
+  const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', service: 'api-core', payloads });
   const server = new NamespacedNatsServer({
-    url: config.nats.url,
-    subjectPrefix: config.nats.subjectPrefix,
+    ...config.nats,
+    service: 'api-core',
     queue: API_CORE_QUEUE_GROUP,
     name: 'api-core',
     drainTimeoutMs: config.shutdownGraceMs,

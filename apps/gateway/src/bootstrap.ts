@@ -4,8 +4,8 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { createLogger, Logger, metricsAccess, NestPinoLogger, onShutdownSignal } from '@dc/observability';
-import { NatsBus, PayloadStore } from '@dc/transport';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedis, NatsBus, PayloadStore } from '@dc/transport';
+import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Authenticator, checkBeforeBody } from './auth/authenticator';
@@ -45,21 +45,25 @@ async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
   const logger = createLogger(config.serviceName, config.logLevel);
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
-  const redis = new IORedis(config.redis.url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: config.redis.connectTimeoutMs,
-    commandTimeout: config.redis.commandTimeoutMs,
-  });
+  const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  const redis = createRedis(config.redis, { ...edgeRedisOptions, commandTimeout: config.redis.commandTimeoutMs });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  // Idempotency-Key records: in a Redis of their own when IDEMPOTENCY_REDIS_URL is set (docs/adr/0027).
+  const idempotencyRedis = config.idempotencyRedis.separate
+    ? createRedis(config.idempotencyRedis, { ...edgeRedisOptions, commandTimeout: config.idempotencyRedis.commandTimeoutMs })
+    : redis;
+  if (idempotencyRedis !== redis) idempotencyRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis error (idempotency records)'));
   // Requests too large for one NATS message even gzipped are parked here (docs/adr/0017).
   const payloads = new PayloadStore(redis, config.redis.keyPrefix);
-  const bus = await NatsBus.connect({ ...config.nats, name: 'gateway', payloads });
+  // The gateway's NATS user (docs/adr/0026); every request it sends is signed with INTERNAL_SIGNING_KEY.
+  const bus = await NatsBus.connect({ ...config.nats, name: 'gateway', service: 'gateway', payloads });
   const keyCache = new KeyCache(config.gateway.authCacheTtlMs);
   const core = new CoreClient(bus);
   bus.subscribe(AUTH_INVALIDATION_SUBJECT, (message) => keyCache.dropOrganization((message as AuthInvalidation).organizationId));
   await redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start-up'));
+  if (idempotencyRedis !== redis) {
+    await idempotencyRedis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis of idempotency records not reachable at start-up'));
+  }
   const metrics = new GatewayMetrics();
   const deps: GatewayDependencies = {
     config,
@@ -67,7 +71,7 @@ async function run(options: GatewayOptions): Promise<void> {
     core,
     authenticator: new Authenticator(core, keyCache, new FailedAuthLimiter(redis, config.redis.keyPrefix, config.gateway.authFailuresPerMinute), logger),
     rateLimiter: new RateLimiter(redis, config.redis.keyPrefix, config.rateLimit.unitsPerMinute),
-    idempotency: new IdempotencyStore(redis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs),
+    idempotency: new IdempotencyStore(idempotencyRedis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs),
     metrics,
   };
 
@@ -96,6 +100,7 @@ async function run(options: GatewayOptions): Promise<void> {
     await Promise.all([publicApp.close(), operatorApp.close()]);
     await bus.drain();
     redis.disconnect();
+    if (idempotencyRedis !== redis) idempotencyRedis.disconnect();
   });
 }
 

@@ -5,8 +5,6 @@ import {
 import { generateApiKey } from '@dc/contracts';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { startImporter } from '../../importer/test/import-kit';
-import { registerWebhook, startDispatcher, webhookStackEnv } from '../../webhook-dispatcher/test/webhook-kit';
 
 /**
  * Issue 14, "Secrets never leak": every path that carries a secret or personal data — keys minted,
@@ -28,8 +26,11 @@ describe('secrets and personal data never reach the logs', () => {
   const keep = (kind: string, value: string) => (secrets.push({ kind, value }), value);
 
   beforeAll(async () => {
-    stack = await Stack.start({ env: { ...webhookStackEnv(), LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000' } });
-    [importer, dispatcher] = await Promise.all([startImporter(stack), startDispatcher(stack)]);
+    // Receivers are on 127.0.0.1 (private targets allowed); retries a second apart.
+    const webhooks = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RELAY_INTERVAL_MS: '100', WEBHOOK_RETRY_DELAY_MS: '1000', WEBHOOK_RETRY_JITTER_MS: '0' };
+    stack = await Stack.start({ env: { ...webhooks, LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '100000' } });
+    [importer, dispatcher] = await Promise.all([stack.startService('importer'), stack.startService('webhook-dispatcher')]);
+    await Promise.all([importer.waitForLog((l) => l.msg === 'importer ready', 20_000), dispatcher.waitForLog((l) => l.msg === 'webhook-dispatcher ready', 20_000)]);
     operator = new OperatorClient(stack.operatorUrl);
     tenant = await createTenant(operator);
     keep('API key', tenant.key);
@@ -110,9 +111,11 @@ describe('secrets and personal data never reach the logs', () => {
     const failing = await WebhookReceiver.start({ status: 500, body: 'down' });
     receivers.push(ok, failing);
     for (const receiver of [ok, failing]) {
-      const webhook = await registerWebhook(operator, tenant.organizationId, { url: receiver.url, standardWebhooks: true });
-      keep('webhook secret', webhook.secret);
-      keep('webhook secret key part', webhook.secret.slice('whsec_'.length));
+      const webhook = await operator.expect(201, 'POST', `/organizations/${tenant.organizationId}/webhooks`, { url: receiver.url, standardWebhooks: true });
+      const secret = webhook.data.secret as string;
+      expect(secret).toMatch(/^whsec_/);
+      keep('webhook secret', secret);
+      keep('webhook secret key part', secret.slice('whsec_'.length));
     }
     const debtors = await pub('get', '/debtors?limit=1');
     const payment = await pub('post', '/payments').send({

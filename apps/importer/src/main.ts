@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Database, Prisma } from '@dc/database';
 import { NestPinoLogger, runBackgroundService } from '@dc/observability';
 import { createStorage } from '@dc/storage';
-import IORedis from 'ioredis';
+import { createRedis } from '@dc/transport';
 import { Importer } from './importer';
 import { ImporterModule } from './importer.module';
 
@@ -22,19 +22,10 @@ runBackgroundService('importer', async (config, logger) => {
   const ping = () => database.prepared(Prisma.sql`SELECT 1`).then(() => undefined);
   const warm = ping();
   // The readiness probe's connection: every command bounded (docs/adr/0014).
-  const redis = new IORedis(config.redis.url, {
-    maxRetriesPerRequest: null,
-    lazyConnect: true,
-    connectTimeout: config.redis.connectTimeoutMs,
-    commandTimeout: config.redis.commandTimeoutMs,
-  });
+  const redis = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true, commandTimeout: config.redis.commandTimeoutMs });
   // BullMQ's connection: maxRetriesPerRequest null and no commandTimeout, because the worker
   // duplicates it for its blocking connection, whose waits are longer than any command timeout.
-  const queueConnection = new IORedis(config.redis.url, {
-    maxRetriesPerRequest: null,
-    lazyConnect: true,
-    connectTimeout: config.redis.connectTimeoutMs,
-  });
+  const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
   for (const connection of [redis, queueConnection]) connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await Promise.all([redis.connect(), queueConnection.connect(), warm]);
   const storage = createStorage(config);

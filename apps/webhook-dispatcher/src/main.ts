@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { Database } from '@dc/database';
 import { NestPinoLogger, runBackgroundService } from '@dc/observability';
 import { SecretBox, WebhookHttpClient } from '@dc/webhooks';
-import IORedis from 'ioredis';
+import { createRedis } from '@dc/transport';
 import { Dispatcher } from './dispatcher';
 import { DispatcherModule } from './dispatcher.module';
 import { DispatcherMetrics } from './metrics/dispatcher-metrics';
@@ -24,19 +24,10 @@ runBackgroundService('webhook-dispatcher', async (config, logger) => {
   // Connects and readies the query engine while the rest starts (the relay's first pass needs both).
   const warm = database.ping();
   // The readiness probe's connection: every command bounded (docs/adr/0014).
-  const redis = new IORedis(config.redis.url, {
-    maxRetriesPerRequest: null,
-    lazyConnect: true,
-    connectTimeout: config.redis.connectTimeoutMs,
-    commandTimeout: config.redis.commandTimeoutMs,
-  });
+  const redis = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true, commandTimeout: config.redis.commandTimeoutMs });
   // BullMQ's connection: maxRetriesPerRequest null and no commandTimeout, because the worker
   // duplicates it for its blocking connection, whose waits are longer than any command timeout.
-  const queueConnection = new IORedis(config.redis.url, {
-    maxRetriesPerRequest: null,
-    lazyConnect: true,
-    connectTimeout: config.redis.connectTimeoutMs,
-  });
+  const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
   for (const connection of [redis, queueConnection]) connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   await Promise.all([redis.connect(), queueConnection.connect(), warm]);
 

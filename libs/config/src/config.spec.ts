@@ -6,6 +6,15 @@ import { ConfigError, loadConfig, longestServerRunMs } from './config';
 /** A token as `openssl rand -base64 24` gives (production accepts it). */
 const STRONG_TOKEN = 'Zq81Lw0pX5vN3rT7yB2cK9mJ4hF6dS0a';
 /** 32 distinct bytes in base64: a key production accepts (seeds give different keys). */
+/** Production also requires the Redis and Postgres passwords (connections.spec.ts). */
+const CONNECTION_SECRETS = {
+  REDIS_PASSWORD: 'Rk4vT9pL2xQ7mW1zN8bC5hJ3dG6sA0yE',
+  DATABASE_PASSWORD: 'pg-app-password',
+  // NATS user and request signing (docs/adr/0026): gateway and api-core need them in production.
+  NATS_USER: 'gateway',
+  NATS_PASSWORD: 'nW4qLz8Tr2Xk9PbV6mHs1Jc7Fd3Gy5Ra',
+  INTERNAL_SIGNING_KEY: Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 53 + 7) & 255)).toString('base64'),
+};
 const randomKey = (seed: number) => Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + seed) & 255)).toString('base64');
 
 describe('loadConfig', () => {
@@ -56,7 +65,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig('gateway', { NODE_ENV: 'production' })).toThrow(
       'OPERATOR_TOKEN is required in production (at least 32 random characters',
     );
-    const production = { NODE_ENV: 'production', STORAGE_SIGNING_KEY: randomKey(2) };
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, STORAGE_SIGNING_KEY: randomKey(2) };
     expect(loadConfig('gateway', { ...production, OPERATOR_TOKEN: STRONG_TOKEN }).gateway.operatorToken).toBe(STRONG_TOKEN);
     const refusal = (token: string) => () => loadConfig('gateway', { ...production, OPERATOR_TOKEN: token });
     expect(refusal('short-but-random-Zq81Lw0p')).toThrow('OPERATOR_TOKEN must be at least 32 characters in production');
@@ -75,7 +84,7 @@ describe('loadConfig', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'config-spec-'));
     writeFileSync(path.join(dir, 'token'), `${STRONG_TOKEN}\n`);
     writeFileSync(path.join(dir, 'empty'), '\n');
-    const production = { NODE_ENV: 'production', STORAGE_SIGNING_KEY: randomKey(2) };
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, STORAGE_SIGNING_KEY: randomKey(2) };
     expect(loadConfig('gateway', { ...production, OPERATOR_TOKEN: 'ignored', OPERATOR_TOKEN_FILE: path.join(dir, 'token') }).gateway.operatorToken).toBe(STRONG_TOKEN);
     expect(() => loadConfig('gateway', { ...production, OPERATOR_TOKEN_FILE: path.join(dir, 'missing') })).toThrow(
       `OPERATOR_TOKEN_FILE names a file that cannot be read (${path.join(dir, 'missing')}: ENOENT)`,
@@ -84,7 +93,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses, in production, keys that are not random and a weak METRICS_TOKEN', () => {
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN };
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, OPERATOR_TOKEN: STRONG_TOKEN };
     expect(() => loadConfig('gateway', { ...production, STORAGE_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64') })).toThrow(
       'STORAGE_SIGNING_KEY is not random (too few distinct bytes)',
     );
@@ -112,7 +121,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses, in production, a missing or development webhook key and the private-targets flag', () => {
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN, STORAGE_SIGNING_KEY: randomKey(2) };
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, OPERATOR_TOKEN: STRONG_TOKEN, STORAGE_SIGNING_KEY: randomKey(2) };
     expect(() => loadConfig('webhook-dispatcher', production)).toThrow('WEBHOOK_SECRET_KEY is required in production');
     expect(() => loadConfig('api-core', { ...production, WEBHOOK_SECRET_KEY: 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=' })).toThrow(
       'WEBHOOK_SECRET_KEY is required in production',
@@ -134,13 +143,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig('importer', { STORAGE_DRIVER: 'ftp' })).toThrow('STORAGE_DRIVER must be one of local, s3 (got "ftp")');
     const s3 = loadConfig('importer', { STORAGE_DRIVER: 's3', S3_BUCKET: 'uploads', S3_ENDPOINT: 'http://minio:9000' }).storage.s3;
     expect(s3).toEqual({ endpoint: 'http://minio:9000', publicEndpoint: '', region: 'us-east-1', bucket: 'uploads', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
-    const production = { NODE_ENV: 'production', OPERATOR_TOKEN: STRONG_TOKEN, WEBHOOK_SECRET_KEY: randomKey(1) };
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, OPERATOR_TOKEN: STRONG_TOKEN, WEBHOOK_SECRET_KEY: randomKey(1), ERASURE_HMAC_KEY: randomKey(3) };
     expect(() => loadConfig('gateway', production)).toThrow('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local');
     expect(() => loadConfig('api-core', { ...production, STORAGE_SIGNING_KEY: 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=' })).toThrow(
       'STORAGE_SIGNING_KEY is required in production',
     );
     expect(loadConfig('importer', { ...production, STORAGE_DRIVER: 's3', S3_BUCKET: 'b' }).storage.driver).toBe('s3');
     expect(loadConfig('webhook-dispatcher', production).env).toBe('production'); // it touches no upload
+  });
+
+  it('erasure tombstones: a development key outside production; api-core and importer refuse a missing or development key in production', () => {
+    expect(loadConfig('api-core', {}).erasure.hmacKey).toHaveLength(32);
+    expect(loadConfig('importer', { ERASURE_HMAC_KEY: Buffer.alloc(32, 4).toString('base64') }).erasure.hmacKey).toEqual(Buffer.alloc(32, 4));
+    expect(() => loadConfig('api-core', { ERASURE_HMAC_KEY: 'c2hvcnQ=' })).toThrow('ERASURE_HMAC_KEY must be 32 bytes in base64');
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, OPERATOR_TOKEN: STRONG_TOKEN, WEBHOOK_SECRET_KEY: randomKey(1), STORAGE_SIGNING_KEY: randomKey(2) };
+    const required = 'ERASURE_HMAC_KEY is required in production';
+    expect(() => loadConfig('api-core', production)).toThrow(required);
+    expect(() => loadConfig('importer', production)).toThrow(required);
+    const devKey = loadConfig('api-core', {}).erasure.hmacKey.toString('base64');
+    expect(() => loadConfig('importer', { ...production, ERASURE_HMAC_KEY: devKey })).toThrow(required);
+    expect(() => loadConfig('api-core', { ...production, ERASURE_HMAC_KEY: Buffer.alloc(32, 4).toString('base64') })).toThrow('ERASURE_HMAC_KEY is not random');
+    const key = randomKey(3);
+    expect(loadConfig('api-core', { ...production, ERASURE_HMAC_KEY: key }).erasure.hmacKey).toEqual(Buffer.from(key, 'base64'));
+    // Services that neither write nor check tombstones need no key.
+    expect(loadConfig('gateway', production).env).toBe('production');
+    expect(loadConfig('webhook-dispatcher', production).env).toBe('production');
   });
 
   it('reads the import settings with their defaults', () => {
@@ -180,5 +207,71 @@ describe('loadConfig', () => {
       'DATABASE_STATEMENT_TIMEOUT_MS (5000) must be shorter than NATS_REQUEST_TIMEOUT_MS (5000), so that database work ends before its caller gives up',
     );
     expect(loadConfig('api-core', { ...env, DATABASE_STATEMENT_TIMEOUT_MS: '4999' }).database.statementTimeoutMs).toBe(4999);
+  });
+});
+
+describe('NATS credentials, TLS and the internal signing key (docs/adr/0026)', () => {
+  const production = {
+    NODE_ENV: 'production',
+    ...CONNECTION_SECRETS,
+    OPERATOR_TOKEN: STRONG_TOKEN,
+    WEBHOOK_SECRET_KEY: randomKey(1),
+    STORAGE_SIGNING_KEY: randomKey(2),
+    ERASURE_HMAC_KEY: randomKey(3),
+  };
+  const without = (...names: string[]) => Object.fromEntries(Object.entries(production).filter(([k]) => !names.includes(k)));
+
+  it('development: no NATS user, no TLS, a development signing key', () => {
+    const nats = loadConfig('gateway', {}).nats;
+    expect(nats.user).toBeUndefined();
+    expect(nats.password).toBeUndefined();
+    expect(nats.tls).toBeUndefined();
+    expect(nats.signingKeys.current).toHaveLength(32);
+    expect(nats.signingKeys.previous).toEqual([]);
+  });
+
+  it('production: gateway and api-core refuse to start without a NATS user, naming the variables', () => {
+    for (const service of ['gateway', 'api-core']) {
+      expect(() => loadConfig(service, without('NATS_USER', 'NATS_PASSWORD'))).toThrow('NATS_USER and NATS_PASSWORD are required in production');
+      expect(() => loadConfig(service, { ...production, NATS_PASSWORD: 'change-me-to-a-long-random-nats-password' })).toThrow('NATS_PASSWORD is a placeholder value');
+      expect(() => loadConfig(service, without('INTERNAL_SIGNING_KEY'))).toThrow('INTERNAL_SIGNING_KEY is required in production');
+      expect(() => loadConfig(service, { ...production, INTERNAL_SIGNING_KEY: 'ZGV2LWludGVybmFsLXNpZ25pbmcta2V5LTMyLWJ5dGU=' })).toThrow('INTERNAL_SIGNING_KEY is required in production');
+    }
+    // The workers do not use NATS.
+    expect(loadConfig('webhook-dispatcher', without('NATS_USER', 'NATS_PASSWORD', 'INTERNAL_SIGNING_KEY')).nats.user).toBeUndefined();
+    const nats = loadConfig('api-core', production).nats;
+    expect(nats).toMatchObject({ user: 'gateway', password: CONNECTION_SECRETS.NATS_PASSWORD });
+    expect(nats.signingKeys.current).toEqual(Buffer.from(CONNECTION_SECRETS.INTERNAL_SIGNING_KEY, 'base64'));
+  });
+
+  it('user and password go together; the password never appears in the message', () => {
+    expect(() => loadConfig('gateway', { NATS_USER: 'gateway' })).toThrow('NATS_USER and NATS_PASSWORD must be set together');
+    try {
+      loadConfig('gateway', { ...production, NATS_PASSWORD: 'short-secret-9' });
+      throw new Error('accepted');
+    } catch (err) {
+      expect((err as Error).message).toContain('NATS_PASSWORD must be at least 32 characters in production');
+      expect((err as Error).message).not.toContain('short-secret-9');
+    }
+  });
+
+  it('previous signing keys are accepted for rotation, each checked', () => {
+    const nats = loadConfig('api-core', { INTERNAL_SIGNING_KEYS_PREVIOUS: `${randomKey(4)}, ${randomKey(5)}` }).nats;
+    expect(nats.signingKeys.previous).toEqual([Buffer.from(randomKey(4), 'base64'), Buffer.from(randomKey(5), 'base64')]);
+    expect(() => loadConfig('api-core', { INTERNAL_SIGNING_KEYS_PREVIOUS: 'short' })).toThrow('INTERNAL_SIGNING_KEYS_PREVIOUS[0] must be 32 bytes in base64');
+  });
+
+  it('TLS: a tls:// URL or any NATS_TLS_*_FILE requires TLS; the PEM files are read at start-up', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nats-tls-'));
+    writeFileSync(path.join(dir, 'ca.pem'), 'CA PEM');
+    writeFileSync(path.join(dir, 'cert.pem'), 'CERT PEM');
+    writeFileSync(path.join(dir, 'key.pem'), 'KEY PEM');
+    expect(loadConfig('gateway', { NATS_URL: 'tls://nats:4222' }).nats.tls).toEqual({});
+    expect(loadConfig('gateway', { NATS_TLS_CA_FILE: path.join(dir, 'ca.pem') }).nats.tls).toEqual({ ca: 'CA PEM' });
+    expect(
+      loadConfig('gateway', { NATS_TLS_CA_FILE: path.join(dir, 'ca.pem'), NATS_TLS_CERT_FILE: path.join(dir, 'cert.pem'), NATS_TLS_KEY_FILE: path.join(dir, 'key.pem') }).nats.tls,
+    ).toEqual({ ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM' });
+    expect(() => loadConfig('gateway', { NATS_TLS_CERT_FILE: path.join(dir, 'cert.pem') })).toThrow('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE must be set together');
+    expect(() => loadConfig('gateway', { NATS_TLS_CA_FILE: path.join(dir, 'missing.pem') })).toThrow('NATS_TLS_CA_FILE names a file that cannot be read');
   });
 });

@@ -22,9 +22,13 @@ export interface AppConfig {
     idleInTransactionTimeoutMs: number;
     /** Waiting for a pool connection (a free slot or a new connection). */
     connectTimeoutMs: number;
+    /** TLS with a private CA (DATABASE_SSL_CA_FILE); otherwise `sslmode` in the URL decides (docs/adr/0027). */
+    ssl?: DatabaseTls;
   };
-  redis: { url: string; keyPrefix: string; commandTimeoutMs: number; connectTimeoutMs: number };
-  nats: { url: string; subjectPrefix: string; requestTimeoutMs: number };
+  redis: RedisConfig;
+  /** Where the gateway keeps Idempotency-Key records: a Redis of its own, or the main one (docs/adr/0027). */
+  idempotencyRedis: RedisConfig & { separate: boolean };
+  nats: NatsConfig;
   apiCore: { maxConcurrency: number; postgresProbeIntervalMs: number };
   gateway: {
     port: number;
@@ -47,10 +51,46 @@ export interface AppConfig {
   webhooks: WebhookConfig;
   storage: StorageConfig;
   imports: ImportConfig;
+  erasure: ErasureConfig;
   health: { port: number };
   /** Bearer token that may read `/metrics` (besides the operator token): a scrape-only credential. */
   metricsToken: string;
   shutdownGraceMs: number;
+}
+
+/** One Redis server as a service reaches it (docs/adr/0027): each service has its own ACL user. */
+export interface RedisConfig {
+  /** redis:// or rediss:// (TLS). */
+  url: string;
+  keyPrefix: string;
+  commandTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** ACL user and its password (REDIS_USERNAME / REDIS_PASSWORD, or the URL's user info). */
+  username?: string;
+  password?: string;
+  /** With a rediss:// URL: the CA that signed the server's certificate (PEM), when not a public one. */
+  tlsCa?: string;
+}
+
+/** Postgres TLS with a CA of its own (PEM); `verifyHostname` false for sslmode=verify-ca. */
+export interface DatabaseTls {
+  ca: string;
+  verifyHostname: boolean;
+}
+
+/** NATS as a service reaches it, and the key that signs requests to api-core (docs/adr/0026). */
+export interface NatsConfig {
+  /** nats:// or tls:// (TLS required). */
+  url: string;
+  subjectPrefix: string;
+  requestTimeoutMs: number;
+  /** The service's NATS user (NATS_USER / NATS_PASSWORD); absent in development and tests. */
+  user?: string;
+  password?: string;
+  /** Set when TLS is required: a tls:// URL or any NATS_TLS_*_FILE; PEM texts read from those files. */
+  tls?: { ca?: string; cert?: string; key?: string };
+  /** INTERNAL_SIGNING_KEY signs (gateway) and verifies (api-core); INTERNAL_SIGNING_KEYS_PREVIOUS still verify. */
+  signingKeys: { current: Buffer; previous: Buffer[] };
 }
 
 /** Webhook registration (api-core) and delivery (webhook-dispatcher); docs/adr/0020. */
@@ -116,6 +156,12 @@ export interface ImportConfig {
   analyzeAfterRows: number;
 }
 
+/** Tombstones of erased data subjects (docs/adr/0025). */
+export interface ErasureConfig {
+  /** HMAC-SHA256 key (32 bytes) of the tombstones; never rotated (old tombstones could no longer be matched). */
+  hmacKey: Buffer;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -126,6 +172,10 @@ export class ConfigError extends Error {
 const DEV_OPERATOR_TOKEN = 'dev-operator-token';
 /** Development only (refused in production): 32 bytes, base64. */
 const DEV_WEBHOOK_SECRET_KEY = 'ZGV2LXdlYmhvb2stc2VjcmV0LWtleS0zMi1ieXRlcyE=';
+/** Development only (refused in production): 32 bytes, base64. */
+const DEV_INTERNAL_SIGNING_KEY = 'ZGV2LWludGVybmFsLXNpZ25pbmcta2V5LTMyLWJ5dGU=';
+/** Development only (refused in production): 32 bytes, base64. */
+const DEV_ERASURE_HMAC_KEY = 'ZGV2LWVyYXN1cmUtdG9tYnN0b25lLWhtYWMta2V5ISE=';
 /** Development only (refused in production): 32 bytes, base64. */
 const DEV_STORAGE_SIGNING_KEY = 'ZGV2LXVwbG9hZC1zaWduaW5nLWtleS0zMi1ieXRlcyE=';
 /** Distinct defaults so all services can run side by side on one development machine. */
@@ -203,6 +253,18 @@ class Reader {
     return key;
   }
 
+  /** The text of a file named by a variable (a CA certificate), or undefined when the variable is unset. */
+  fileText(name: string): string | undefined {
+    const file = this.raw(name);
+    if (!file) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      this.problems.push(`${name} names a file that cannot be read (${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      return undefined;
+    }
+  }
+
   url(name: string, fallback: string, protocols: string[]): string {
     const text = this.raw(name) ?? fallback;
     try {
@@ -232,24 +294,15 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
     logLevel: r.oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     serviceName,
     database: {
-      url: r.url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/debt_collection', ['postgresql:', 'postgres:']),
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),
       statementTimeoutMs: r.int('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
       lockTimeoutMs: r.int('DATABASE_LOCK_TIMEOUT_MS', 4_000, 100, 600_000),
       idleInTransactionTimeoutMs: r.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 1_000, 600_000),
       connectTimeoutMs: r.int('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+      ...databaseCredentials(r, nodeEnv, serviceName),
     },
-    redis: {
-      url: r.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-      keyPrefix: r.string('REDIS_KEY_PREFIX', 'dc'),
-      commandTimeoutMs: r.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000),
-      connectTimeoutMs: r.int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
-    },
-    nats: {
-      url: r.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
-      subjectPrefix: r.string('NATS_SUBJECT_PREFIX', 'dc'),
-      requestTimeoutMs: r.int('NATS_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
-    },
+    ...redisConfig(r, nodeEnv, serviceName),
+    nats: natsConfig(r, nodeEnv, serviceName),
     apiCore: {
       maxConcurrency: r.int('API_CORE_MAX_CONCURRENCY', 64, 1, 10_000),
       postgresProbeIntervalMs: r.int('API_CORE_POSTGRES_PROBE_MS', 2_000, 100, 60_000),
@@ -291,6 +344,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       statementTimeoutMs: r.int('IMPORT_STATEMENT_TIMEOUT_MS', 600_000, 1_000, 3_600_000),
       analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
     },
+    erasure: erasureConfig(r, nodeEnv, serviceName),
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },
     metricsToken: metricsToken(r, nodeEnv),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
@@ -327,11 +381,117 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
   return config;
 }
 
+/** The services that connect to Postgres (the gateway does not). */
+const DATABASE_SERVICES = ['api-core', 'importer', 'webhook-dispatcher'];
+
+/** The services that connect to Redis (all four). */
+const REDIS_SERVICES = ['gateway', 'api-core', 'importer', 'webhook-dispatcher'];
+
+/**
+ * Redis connections (docs/adr/0027): each service logs in as its own ACL user with REDIS_USERNAME
+ * and REDIS_PASSWORD (or `<NAME>_FILE`); production refuses a connection without a strong password.
+ * The gateway's Idempotency-Key records may live in a Redis of their own (IDEMPOTENCY_REDIS_URL,
+ * with a memory bound), each IDEMPOTENCY_REDIS_* setting defaulting to its REDIS_* counterpart.
+ */
+function redisConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Pick<AppConfig, 'redis' | 'idempotencyRedis'> {
+  const redis = redisServer(r, nodeEnv, serviceName, 'REDIS', {
+    url: 'redis://127.0.0.1:6379',
+    keyPrefix: r.string('REDIS_KEY_PREFIX', 'dc'),
+    commandTimeoutMs: r.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000),
+    connectTimeoutMs: r.int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+  });
+  const separate = r.string('IDEMPOTENCY_REDIS_URL', '') !== '';
+  const idempotencyRedis = separate && serviceName === 'gateway' ? redisServer(r, nodeEnv, serviceName, 'IDEMPOTENCY_REDIS', redis) : redis;
+  return { redis, idempotencyRedis: { ...idempotencyRedis, separate } };
+}
+
+function redisServer(r: Reader, nodeEnv: NodeEnv, serviceName: string, prefix: string, base: RedisConfig): RedisConfig {
+  const url = r.url(`${prefix}_URL`, base.url, ['redis:', 'rediss:']);
+  let fromUrl: URL | undefined;
+  try {
+    fromUrl = new URL(url);
+  } catch {
+    fromUrl = undefined; // reported by r.url
+  }
+  const inherit = prefix !== 'REDIS';
+  const username = r.string(`${prefix}_USERNAME`, '') || decodeURIComponent(fromUrl?.username ?? '') || (inherit ? base.username : undefined) || undefined;
+  const password = r.string(`${prefix}_PASSWORD`, '') || decodeURIComponent(fromUrl?.password ?? '') || (inherit ? base.password : undefined) || undefined;
+  const tlsCa = r.fileText(`${prefix}_TLS_CA_FILE`) ?? (inherit ? base.tlsCa : undefined);
+  if (tlsCa && fromUrl && fromUrl.protocol !== 'rediss:') r.problems.push(`${prefix}_TLS_CA_FILE is set but ${prefix}_URL is not a rediss:// URL`);
+  if (nodeEnv === 'production' && REDIS_SERVICES.includes(serviceName)) {
+    const weak = password ? weakTokenReason(password) : 'is required';
+    if (weak) r.problems.push(`${prefix}_PASSWORD ${weak} in production (the password of this service's Redis ACL user, docs/adr/0027)`);
+  }
+  return { ...base, url, username, password, tlsCa };
+}
+
+/**
+ * DATABASE_PASSWORD (or DATABASE_PASSWORD_FILE) is put into DATABASE_URL, so the password need not
+ * be written in the URL; DATABASE_SSL_CA_FILE: the CA of the server's certificate (docs/adr/0027).
+ */
+function databaseCredentials(r: Reader, nodeEnv: NodeEnv, serviceName: string): { url: string; ssl?: DatabaseTls } {
+  let url = r.url('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/debt_collection', ['postgresql:', 'postgres:']);
+  const password = r.string('DATABASE_PASSWORD', '');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined; // reported by r.url
+  }
+  if (parsed && password) {
+    parsed.password = encodeURIComponent(password);
+    url = parsed.toString();
+  }
+  const sslMode = parsed?.searchParams.get('sslmode') ?? undefined;
+  const ca = r.fileText('DATABASE_SSL_CA_FILE');
+  if (ca && sslMode === 'disable') r.problems.push('DATABASE_SSL_CA_FILE is set but DATABASE_URL has sslmode=disable');
+  if (nodeEnv === 'production' && DATABASE_SERVICES.includes(serviceName) && parsed && !password && !parsed.password) {
+    r.problems.push('DATABASE_PASSWORD (or a password in DATABASE_URL) is required in production: the app role logs in with a password (docs/adr/0027)');
+  }
+  return { url, ...(ca ? { ssl: { ca, verifyHostname: sslMode !== 'verify-ca' } } : {}) };
+}
+
 function metricsToken(r: Reader, nodeEnv: NodeEnv): string {
   const token = r.string('METRICS_TOKEN', '');
   const weak = token && nodeEnv === 'production' ? weakTokenReason(token) : undefined;
   if (weak) r.problems.push(`METRICS_TOKEN ${weak} in production (or leave it unset: /metrics then takes the operator token only)`);
   return token;
+}
+
+/** The services that use NATS: each has its own NATS user (docs/adr/0026); the others need none. */
+const NATS_SERVICES = ['gateway', 'api-core'];
+
+function natsConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): NatsConfig {
+  const url = r.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']);
+  const user = r.string('NATS_USER', '');
+  const password = r.string('NATS_PASSWORD', '');
+  if (Boolean(user) !== Boolean(password)) r.problems.push('NATS_USER and NATS_PASSWORD must be set together (the service\'s NATS user, docs/adr/0026)');
+  const keyText = r.string('INTERNAL_SIGNING_KEY', '');
+  if (nodeEnv === 'production' && NATS_SERVICES.includes(serviceName)) {
+    if (!user) r.problems.push('NATS_USER and NATS_PASSWORD are required in production: the NATS user of this service (docs/adr/0026)');
+    const weak = password ? weakTokenReason(password) : undefined;
+    if (weak) r.problems.push(`NATS_PASSWORD ${weak} in production`);
+    if (!keyText || keyText === DEV_INTERNAL_SIGNING_KEY) {
+      r.problems.push('INTERNAL_SIGNING_KEY is required in production: it signs requests from the gateway to api-core (32 bytes in base64: "openssl rand -base64 32")');
+    }
+  }
+  const ca = r.fileText('NATS_TLS_CA_FILE');
+  const cert = r.fileText('NATS_TLS_CERT_FILE');
+  const key = r.fileText('NATS_TLS_KEY_FILE');
+  if (Boolean(cert) !== Boolean(key)) r.problems.push('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE must be set together (a client certificate and its key)');
+  const tlsWanted = url.startsWith('tls:') || ca !== undefined || cert !== undefined || key !== undefined;
+  const previous = r.string('INTERNAL_SIGNING_KEYS_PREVIOUS', '');
+  return {
+    url,
+    subjectPrefix: r.string('NATS_SUBJECT_PREFIX', 'dc'),
+    requestTimeoutMs: r.int('NATS_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
+    ...(user ? { user, password } : {}),
+    ...(tlsWanted ? { tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) } } : {}),
+    signingKeys: {
+      current: r.key('INTERNAL_SIGNING_KEY', keyText || DEV_INTERNAL_SIGNING_KEY),
+      previous: previous ? previous.split(',').map((k, i) => r.key(`INTERNAL_SIGNING_KEYS_PREVIOUS[${i}]`, k.trim())) : [],
+    },
+  };
 }
 
 /** The services that register (api-core) or send (webhook-dispatcher) webhooks. */
@@ -364,6 +524,17 @@ function webhookConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Webhoo
     relayBatchSize: r.int('WEBHOOK_RELAY_BATCH_SIZE', 500, 1, 10_000),
     retentionDays: r.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3_650),
   };
+}
+
+/** The services that write (api-core) or check (api-core, importer) erasure tombstones. */
+const ERASURE_SERVICES = ['api-core', 'importer'];
+
+function erasureConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): ErasureConfig {
+  const keyText = r.string('ERASURE_HMAC_KEY', '');
+  if (nodeEnv === 'production' && ERASURE_SERVICES.includes(serviceName) && (!keyText || keyText === DEV_ERASURE_HMAC_KEY)) {
+    r.problems.push('ERASURE_HMAC_KEY is required in production (32 bytes in base64: "openssl rand -base64 32"; the same value for api-core and importer, never changed)');
+  }
+  return { hmacKey: r.key('ERASURE_HMAC_KEY', keyText || DEV_ERASURE_HMAC_KEY) };
 }
 
 /** The services that sign upload URLs or read uploaded files. */

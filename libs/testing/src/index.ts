@@ -11,3 +11,6 @@ export * from './fuzz';
 export * from './webhook-receiver';
 export * from './import-client';
 export * from './log-audit';
+export * from './faults';
+export * from './acl-redis';
+export * from './ports';

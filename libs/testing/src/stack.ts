@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from './test-database';
 import { AppName, GATEWAY_TEST_ENTRY, ServiceProcess } from './service-process';
+import { freePort } from './ports';
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
@@ -14,17 +13,15 @@ export interface StackOptions {
   gatewayReplicas?: number;
   /** Extra environment for every service (e.g. RATE_LIMIT_PER_MINUTE). */
   env?: Record<string, string>;
+  /** Extra environment of one app only, over `env` (e.g. each service's Redis ACL user). */
+  appEnv?: Partial<Record<AppName, Record<string, string>>>;
   /** Write a V8 CPU profile of every service into this directory (benchmarks' `--profile`). */
   cpuProfileDir?: string;
-}
-
-/** A TCP port nobody listens on right now (the kernel's pick, released at once). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  /**
+   * Use this database (already migrated; kept on stop) instead of a fresh clone of the run's template:
+   * the fault suite's private Postgres cluster. `url` is the admin's (assertions), `appUrl` the apps'.
+   */
+  database?: { url: string; appUrl: string };
 }
 
 /**
@@ -52,17 +49,19 @@ export class Stack {
     readonly storageDir: string,
     /** The port of PUBLIC_BASE_URL. */
     private readonly publicPort: number,
+    private readonly appEnv: Partial<Record<AppName, Record<string, string>>> = {},
   ) {}
 
   static async start(options: StackOptions = {}): Promise<Stack> {
-    const db = await createTestDatabase();
+    const db = options.database ? { ...options.database, drop: async () => undefined } : await createTestDatabase();
     const storageDir = await mkdtemp(path.join(tmpdir(), 'dc-stack-uploads-'));
     const publicPort = await freePort();
     const namespace = `t${process.pid}${randomBytes(3).toString('hex')}`;
     const env: Record<string, string> = {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
+      // The services log in as the apps' role (no DDL); `databaseUrl` (assertions) is the admin's.
+      DATABASE_URL: db.appUrl,
       DATABASE_POOL_SIZE: '4',
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: namespace,
@@ -81,7 +80,7 @@ export class Stack {
       ...options.env,
     };
     const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-    const stack = new Stack(env, db.url, db.drop, nodeArgs, storageDir, publicPort);
+    const stack = new Stack(env, db.url, db.drop, nodeArgs, storageDir, publicPort, options.appEnv);
     try {
       await Promise.all([
         ...Array.from({ length: options.apiCoreReplicas ?? 1 }, () => stack.startApiCore()),
@@ -103,7 +102,7 @@ export class Stack {
   }
 
   async startApiCore(): Promise<ServiceProcess> {
-    const core = new ServiceProcess('api-core', this.env, this.nodeArgs);
+    const core = new ServiceProcess('api-core', { ...this.env, ...this.appEnv['api-core'] }, this.nodeArgs);
     this.apiCores.push(core);
     await core.waitForLog((l) => l.msg === 'api-core ready');
     return core;
@@ -116,7 +115,7 @@ export class Stack {
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; publicUrl: string; operatorUrl: string }> {
     const takesPublicPort = env.PORT === undefined && !this.publicPortHolder?.running;
     const port: Record<string, string> = takesPublicPort ? { PORT: String(this.publicPort) } : {};
-    const gateway = new ServiceProcess('gateway', { ...this.env, ...port, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
+    const gateway = new ServiceProcess('gateway', { ...this.env, ...this.appEnv.gateway, ...port, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
     if (takesPublicPort) this.publicPortHolder = gateway;
     const line = await gateway.waitForLog((l) => l.msg === 'gateway listening');
     const entry = {
@@ -130,7 +129,7 @@ export class Stack {
   }
 
   async startService(app: AppName, env: Record<string, string> = {}): Promise<ServiceProcess> {
-    const service = new ServiceProcess(app, { ...this.env, ...env }, this.nodeArgs);
+    const service = new ServiceProcess(app, { ...this.env, ...this.appEnv[app], ...env }, this.nodeArgs);
     this.extra.push(service);
     return service;
   }

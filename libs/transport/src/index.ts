@@ -3,3 +3,7 @@ export * from './nats-bus';
 export * from './payload-store';
 export * from './deadline';
 export * from './payload-codec';
+export * from './redis-connection';
+export * from './nats-connection';
+export * from './nats-permissions';
+export * from './request-signature';
