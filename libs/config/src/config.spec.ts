@@ -80,6 +80,15 @@ describe('loadConfig', () => {
     expect(loadConfig('gateway', {}).gateway.operatorToken).toBe('dev-operator-token');
   });
 
+  it('in production, only the gateway needs the operator token; another app without it never falls back to the development one', () => {
+    const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, WEBHOOK_SECRET_KEY: randomKey(1), METRICS_TOKEN: STRONG_TOKEN };
+    const dispatcher = loadConfig('webhook-dispatcher', production);
+    expect(dispatcher.gateway.operatorToken).toBe('');
+    expect(dispatcher.metricsToken).toBe(STRONG_TOKEN);
+    // Given anyway, it must still be strong.
+    expect(() => loadConfig('webhook-dispatcher', { ...production, OPERATOR_TOKEN: 'x'.repeat(40) })).toThrow('OPERATOR_TOKEN is too predictable');
+  });
+
   it('reads any variable from the file named by <NAME>_FILE (mounted secrets), and says when it cannot', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'config-spec-'));
     writeFileSync(path.join(dir, 'token'), `${STRONG_TOKEN}\n`);

@@ -283,8 +283,10 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
   const r = new Reader(env);
   const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
   r.production = nodeEnv === 'production';
+  // The gateway needs the operator token (the operator API); the other apps only accept it, when
+  // given, on /metrics beside METRICS_TOKEN, so a production pod holds it only where it serves.
   const operatorToken = r.string('OPERATOR_TOKEN', '');
-  if (nodeEnv === 'production') {
+  if (nodeEnv === 'production' && (serviceName === 'gateway' || operatorToken)) {
     const weak = operatorToken ? weakTokenReason(operatorToken) : 'is required';
     if (weak) r.problems.push(`OPERATOR_TOKEN ${weak} in production (at least ${MIN_TOKEN_LENGTH} random characters: "openssl rand -base64 32")`);
   }
@@ -311,7 +313,8 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       port,
       operatorPort: r.int('OPERATOR_PORT', 3001, 0, 65535),
       host: r.string('HOST', '0.0.0.0'),
-      operatorToken: operatorToken || DEV_OPERATOR_TOKEN,
+      // Never the development default in production: an empty token matches no bearer.
+      operatorToken: operatorToken || (nodeEnv === 'production' ? '' : DEV_OPERATOR_TOKEN),
       publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
       authCacheTtlMs: r.int('AUTH_CACHE_TTL_MS', 60_000, 0, 60_000),
       trustRequestId: r.bool('TRUST_REQUEST_ID', true),
