@@ -37,6 +37,8 @@ export class Stack {
   readonly gateways: { process: ServiceProcess; publicUrl: string; operatorUrl: string }[] = [];
   readonly apiCores: ServiceProcess[] = [];
   private readonly extra: ServiceProcess[] = [];
+  /** Gateways not yet listening: stopped too when the start of another service fails (no orphan left running). */
+  private readonly startingGateways = new Set<ServiceProcess>();
   /** The gateway listening on PUBLIC_BASE_URL's port. */
   private publicPortHolder: ServiceProcess | undefined;
 
@@ -117,7 +119,8 @@ export class Stack {
     const port: Record<string, string> = takesPublicPort ? { PORT: String(this.publicPort) } : {};
     const gateway = new ServiceProcess('gateway', { ...this.env, ...this.appEnv.gateway, ...port, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
     if (takesPublicPort) this.publicPortHolder = gateway;
-    const line = await gateway.waitForLog((l) => l.msg === 'gateway listening');
+    this.startingGateways.add(gateway);
+    const line = await gateway.waitForLog((l) => l.msg === 'gateway listening').finally(() => this.startingGateways.delete(gateway));
     const entry = {
       process: gateway,
       publicUrl: `http://127.0.0.1:${String(line.publicPort)}`,
@@ -145,7 +148,7 @@ export class Stack {
   async stop(): Promise<void> {
     // A profiled process writes its profile only when it exits by itself.
     const signal = this.nodeArgs.length ? 'SIGTERM' : 'SIGKILL';
-    await Promise.all([...this.gateways.map((g) => g.process), ...this.apiCores, ...this.extra].map((p) => p.stop(signal)));
+    await Promise.all([...this.gateways.map((g) => g.process), ...this.startingGateways, ...this.apiCores, ...this.extra].map((p) => p.stop(signal)));
     await this.dropDatabase();
     await rm(this.storageDir, { recursive: true, force: true });
   }
