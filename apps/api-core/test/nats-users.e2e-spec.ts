@@ -1,11 +1,7 @@
-import { createTenant, eventually, freePort, OperatorClient, ServiceProcess, Stack } from '@dc/testing';
+import { createTenant, eventually, OperatorClient, PrivateNats, ServiceProcess, Stack } from '@dc/testing';
 import { natsInboxPrefix, renderNatsConf } from '@dc/transport';
 import { connect, ConnectionOptions, ErrorCode as NatsErrorCode, NatsConnection, NatsError, Status } from 'nats';
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import request from 'supertest';
 
 /**
@@ -15,44 +11,9 @@ import request from 'supertest';
  * and read only its own replies; api-core's user may only serve its patterns in its queue group
  * and answer; and the real apps, each with its own user, serve requests end to end.
  */
-const NATS_SERVER = '/usr/sbin/nats-server';
 const prefix = `t${process.pid}${randomBytes(3).toString('hex')}`;
 // nats-server parses an expanded $VARIABLE as a config token: a letter first, then letters and digits.
 const passwords = { gateway: `g${randomBytes(24).toString('hex')}`, 'api-core': `a${randomBytes(24).toString('hex')}` };
-
-/** nats-server with the rendered authorization block, on a free port, stopped and removed after the file. */
-class PrivateNats {
-  private constructor(
-    readonly url: string,
-    private readonly child: ChildProcess,
-    private readonly dir: string,
-  ) {}
-
-  static async start(): Promise<PrivateNats> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'dc-private-nats-'));
-    const port = await freePort();
-    const conf = `listen: "127.0.0.1:${port}"\nmax_payload: 8MB\n${renderNatsConf({ subjectPrefix: prefix, mode: 'authorization' })}`;
-    await writeFile(path.join(dir, 'nats.conf'), conf);
-    const child = spawn(NATS_SERVER, ['-c', path.join(dir, 'nats.conf')], {
-      env: { NATS_GATEWAY_PASSWORD: passwords.gateway, NATS_API_CORE_PASSWORD: passwords['api-core'] },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const nats = new PrivateNats(`nats://127.0.0.1:${port}`, child, dir);
-    await eventually(() => expect(output).toContain('Server is ready'), 10_000);
-    return nats;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
-      await exited;
-    }
-    await rm(this.dir, { recursive: true, force: true });
-  }
-}
 
 describe('NATS users and subject permissions (private nats-server)', () => {
   let nats: PrivateNats;
@@ -84,14 +45,17 @@ describe('NATS users and subject permissions (private nats-server)', () => {
   }
 
   beforeAll(async () => {
-    nats = await PrivateNats.start();
+    nats = await PrivateNats.create({
+      config: renderNatsConf({ subjectPrefix: prefix, mode: 'authorization' }),
+      env: { NATS_GATEWAY_PASSWORD: passwords.gateway, NATS_API_CORE_PASSWORD: passwords['api-core'] },
+    });
   });
   // A test's clients leave before the next test: a responder left in api-core's queue group would take the apps' requests.
   afterEach(async () => {
     await Promise.all(open.splice(0).map((nc) => nc.close()));
   });
   afterAll(async () => {
-    await nats?.stop();
+    await nats?.destroy();
   });
 
   it('without credentials, or with a wrong password, nothing connects', async () => {

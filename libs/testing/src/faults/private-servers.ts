@@ -2,10 +2,10 @@ import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import { promisify } from 'node:util';
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../ports';
 import { REPO_ROOT } from '../service-process';
 import { APP_ROLE } from '../test-database';
 
@@ -15,14 +15,6 @@ import { APP_ROLE } from '../test-database';
  * (6379, 4222, 5432) stay untouched. A server keeps its port across restarts, as a container keeps its
  * service address, so the apps reconnect to the same URL.
  */
-
-export async function freeTcpPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -57,10 +49,10 @@ class Daemon {
   private exited: Promise<void> = Promise.resolve();
   output = '';
 
-  constructor(private readonly command: string, private readonly args: string[]) {}
+  constructor(private readonly command: string, private readonly args: string[], private readonly env?: Record<string, string>) {}
 
   spawn(): void {
-    const child = spawn(this.command, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.command, this.args, { stdio: ['ignore', 'pipe', 'pipe'], ...(this.env ? { env: this.env } : {}) });
     const keep = (c: Buffer) => (this.output = (this.output + c.toString('utf8')).slice(-4_000));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
@@ -93,7 +85,7 @@ export class PrivateRedis implements PrivateServer {
   }
 
   static async create(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freeTcpPort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-')));
+    const redis = new PrivateRedis(await freePort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-')));
     await redis.start();
     return redis;
   }
@@ -117,19 +109,26 @@ export class PrivateRedis implements PrivateServer {
   }
 }
 
+/** What to add to a private nats-server's configuration (e.g. the rendered `authorization` block) and its environment. */
+export interface PrivateNatsOptions {
+  config?: string;
+  /** nats-server's environment: the `$VARIABLE`s the configuration refers to (passwords). */
+  env?: Record<string, string>;
+}
+
 /** nats-server with JetStream and the repository's max_payload (docker/nats.conf: 8MB). */
 export class PrivateNats implements PrivateServer {
   readonly name = 'nats' as const;
   private readonly daemon: Daemon;
 
-  private constructor(readonly port: number, private readonly dir: string) {
+  private constructor(readonly port: number, private readonly dir: string, options: PrivateNatsOptions) {
     const conf = path.join(dir, 'nats.conf');
-    writeFileSync(conf, `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream {\n  store_dir: ${JSON.stringify(path.join(dir, 'js'))}\n}\n`);
-    this.daemon = new Daemon('/usr/sbin/nats-server', ['-c', conf]);
+    writeFileSync(conf, `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream {\n  store_dir: ${JSON.stringify(path.join(dir, 'js'))}\n}\n${options.config ?? ''}\n`);
+    this.daemon = new Daemon('/usr/sbin/nats-server', ['-c', conf], options.env);
   }
 
-  static async create(): Promise<PrivateNats> {
-    const nats = new PrivateNats(await freeTcpPort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-nats-')));
+  static async create(options: PrivateNatsOptions = {}): Promise<PrivateNats> {
+    const nats = new PrivateNats(await freePort(), mkdtempSync(path.join(tmpdir(), 'dc-private-nats-')), options);
     await nats.start();
     return nats;
   }
@@ -170,7 +169,7 @@ export class PrivatePostgres implements PrivateServer {
     const base = mkdtempSync(path.join(tmpdir(), 'dc-faults-pg-'));
     chmodSync(base, 0o755);
     const dir = path.join(base, 'data');
-    const pg = new PrivatePostgres(await freeTcpPort(), dir);
+    const pg = new PrivatePostgres(await freePort(), dir);
     const asRoot = process.getuid?.() === 0;
     if (asRoot) {
       const { uid, gid } = userIds('postgres');
