@@ -3,19 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
+import { accepts } from './ports';
 import { GATEWAY_TEST_ENTRY, REPO_ROOT } from './service-process';
 import { APP_ROLE, createTemplateDatabase, ensureAppRole } from './test-database';
-
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 1_000 });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
 
 /**
  * Once per run (Jest's global setup, or a benchmark): the services answer, the apps are built,
@@ -25,7 +16,7 @@ function reachable(port: number): Promise<boolean> {
 export async function prepareTemplateDatabase(): Promise<string> {
   const missing: string[] = [];
   for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379], ['NATS', 4222]] as const) {
-    if (!(await reachable(port))) missing.push(`${name} (127.0.0.1:${port})`);
+    if (!(await accepts(port))) missing.push(`${name} (127.0.0.1:${port})`);
   }
   if (missing.length) throw new Error(`End-to-end tests need ${missing.join(', ')}; start them (see README).`);
   if (!existsSync(path.join(REPO_ROOT, GATEWAY_TEST_ENTRY))) {

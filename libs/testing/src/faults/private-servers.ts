@@ -1,11 +1,10 @@
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../ports';
+import { accepts, freePort } from '../ports';
 import { REPO_ROOT } from '../service-process';
 import { APP_ROLE } from '../test-database';
 
@@ -15,15 +14,6 @@ import { APP_ROLE } from '../test-database';
  * (6379, 4222, 5432) stay untouched. A server keeps its port across restarts, as a container keeps its
  * service address, so the apps reconnect to the same URL.
  */
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port, timeout: 500 });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
