@@ -365,20 +365,14 @@ export class FaultSuite {
         this.dispatcher = await this.startWorker('webhook-dispatcher');
         return;
       case 'stop redis':
-        await this.redis.stop();
-        await down();
-        await this.redis.start();
-        return;
       case 'stop nats':
-        await this.nats.stop();
+      case 'stop postgres': {
+        const server = { 'stop redis': this.redis, 'stop nats': this.nats, 'stop postgres': this.postgres }[phase.fault];
+        await server.stop();
         await down();
-        await this.nats.start();
+        await server.start();
         return;
-      case 'stop postgres':
-        await this.postgres.stop();
-        await down();
-        await this.postgres.start();
-        return;
+      }
     }
   }
 

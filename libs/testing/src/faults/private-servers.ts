@@ -60,33 +60,20 @@ class Daemon {
   }
 }
 
-/**
- * Redis as compose runs it: `--appendonly yes` (every write in the AOF, fsync every second), so a stop
- * and restart keeps the BullMQ queues, idempotency records and rate-limit counters.
- */
-export class PrivateRedis implements PrivateServer {
-  readonly name = 'redis' as const;
-  private readonly daemon: Daemon;
+/** A server that is one child process on 127.0.0.1:`port` with its data in `dir`: ready once the port accepts. */
+abstract class DaemonServer implements PrivateServer {
+  abstract readonly name: 'redis' | 'nats';
+  protected abstract readonly scheme: string;
 
-  private constructor(readonly port: number, private readonly dir: string) {
-    this.daemon = new Daemon('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--protected-mode', 'no',
-    ]);
-  }
-
-  static async create(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort(), mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-')));
-    await redis.start();
-    return redis;
-  }
+  protected constructor(readonly port: number, private readonly dir: string, private readonly daemon: Daemon) {}
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `${this.scheme}://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
     this.daemon.spawn();
-    await until(`redis :${this.port} (${this.daemon.output})`, () => accepts(this.port));
+    await until(`${this.name} :${this.port} (${this.daemon.output})`, () => accepts(this.port));
   }
 
   stop(): Promise<void> {
@@ -96,6 +83,25 @@ export class PrivateRedis implements PrivateServer {
   async destroy(): Promise<void> {
     await this.daemon.kill('SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Redis as compose runs it: `--appendonly yes` (every write in the AOF, fsync every second), so a stop
+ * and restart keeps the BullMQ queues, idempotency records and rate-limit counters.
+ */
+export class PrivateRedis extends DaemonServer {
+  readonly name = 'redis' as const;
+  protected readonly scheme = 'redis';
+
+  static async create(): Promise<PrivateRedis> {
+    const port = await freePort();
+    const dir = mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-'));
+    const redis = new PrivateRedis(port, dir, new Daemon('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--protected-mode', 'no',
+    ]));
+    await redis.start();
+    return redis;
   }
 }
 
@@ -107,38 +113,18 @@ export interface PrivateNatsOptions {
 }
 
 /** nats-server with JetStream and the repository's max_payload (docker/nats.conf: 8MB). */
-export class PrivateNats implements PrivateServer {
+export class PrivateNats extends DaemonServer {
   readonly name = 'nats' as const;
-  private readonly daemon: Daemon;
-
-  private constructor(readonly port: number, private readonly dir: string, options: PrivateNatsOptions) {
-    const conf = path.join(dir, 'nats.conf');
-    writeFileSync(conf, `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream {\n  store_dir: ${JSON.stringify(path.join(dir, 'js'))}\n}\n${options.config ?? ''}\n`);
-    this.daemon = new Daemon('/usr/sbin/nats-server', ['-c', conf], options.env);
-  }
+  protected readonly scheme = 'nats';
 
   static async create(options: PrivateNatsOptions = {}): Promise<PrivateNats> {
-    const nats = new PrivateNats(await freePort(), mkdtempSync(path.join(tmpdir(), 'dc-private-nats-')), options);
+    const port = await freePort();
+    const dir = mkdtempSync(path.join(tmpdir(), 'dc-private-nats-'));
+    const conf = path.join(dir, 'nats.conf');
+    writeFileSync(conf, `listen: 127.0.0.1:${port}\nmax_payload: 8MB\njetstream {\n  store_dir: ${JSON.stringify(path.join(dir, 'js'))}\n}\n${options.config ?? ''}\n`);
+    const nats = new PrivateNats(port, dir, new Daemon('/usr/sbin/nats-server', ['-c', conf], options.env));
     await nats.start();
     return nats;
-  }
-
-  get url(): string {
-    return `nats://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.daemon.spawn();
-    await until(`nats :${this.port} (${this.daemon.output})`, () => accepts(this.port));
-  }
-
-  stop(): Promise<void> {
-    return this.daemon.kill('SIGTERM');
-  }
-
-  async destroy(): Promise<void> {
-    await this.daemon.kill('SIGKILL');
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
