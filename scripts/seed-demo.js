@@ -2,6 +2,7 @@
 // Creates a demo organization with portfolios, 20 debtors with debts, a campaign, a call, a promise
 // and a payment, and a read+write API key — through the operator and public APIs of a running system (`npm run start:all` or docker compose), then prints the key and a few
 // curl commands. Safe to run more than once: each run makes a new organization.
+// `npm run start:all` calls `seedDemo()` once the services are ready (and reuses the key it saved).
 require('dotenv/config');
 
 const operatorUrl = process.env.OPERATOR_URL ?? `http://localhost:${process.env.OPERATOR_PORT ?? 3001}`;
@@ -56,7 +57,8 @@ function demoDebtors() {
   }));
 }
 
-async function main() {
+/** Seeds the demo organization; prints and returns its API key. */
+async function seedDemo() {
   const org = await operator('POST', '/organizations', { name: 'Demo Collections' });
   const portfolio = await operator('POST', `/organizations/${org.id}/portfolios`, {
     identityName: 'Consumer loans (demo)',
@@ -110,9 +112,14 @@ async function main() {
   console.log(`  curl -s "${publicUrl}/public/v1/debtors?limit=5" -H "Authorization: Bearer ${key.key}"`);
   console.log(`  curl -s ${publicUrl}/public/v1/calls/${call.id} -H "Authorization: Bearer ${key.key}"`);
   console.log(`\nAPI reference: ${publicUrl}/docs`);
+  return { key: key.key, organizationId: org.id, portfolioId: portfolio.id };
 }
 
-main().catch((err) => {
-  console.error(`seed:demo failed: ${err.message}\nIs the system running (npm run start:all)?`);
-  process.exit(1);
-});
+module.exports = { seedDemo, publicUrl, operatorUrl };
+
+if (require.main === module) {
+  seedDemo().catch((err) => {
+    console.error(`seed:demo failed: ${err.message}\nIs the system running (npm run start:all)?`);
+    process.exit(1);
+  });
+}

@@ -2,9 +2,17 @@
 // Starts the four services from dist/ against Postgres, Redis and NATS on localhost (or what the
 // environment / .env says), prefixing each output line with the service name. Ctrl-C stops all
 // of them gracefully. Used by `npm run start:all` after the build and the migration step.
+//
+// Once the services answer, it prints a demo API key: the one it saved in var/demo.json if that key
+// still works, otherwise a new demo organization (scripts/seed-demo.js). DEMO=false skips this.
+// Local development also lets webhooks go to receivers on this machine (http://localhost…) unless
+// WEBHOOK_ALLOW_PRIVATE_TARGETS says otherwise; the dispatcher logs a warning when it is on.
 require('dotenv/config');
 const { spawn } = require('node:child_process');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
+
+if (process.env.NODE_ENV !== 'production') process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= 'true';
 
 const apps = ['api-core', 'gateway', 'importer', 'webhook-dispatcher'];
 const children = apps.map((app) => {
@@ -40,3 +48,45 @@ function stop(code) {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 process.on('SIGHUP', () => stop(0)); // terminal closed: the detached children would be left running
+
+const demoFile = path.join(__dirname, '..', 'var', 'demo.json');
+
+async function answers(url) {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for the gateway and api-core to be ready (60 s at most), then prints a working demo key. */
+async function printDemoKey() {
+  const { seedDemo, publicUrl, operatorUrl } = require('./seed-demo');
+  const coreHealth = `http://127.0.0.1:${process.env.HEALTH_PORT ?? 3100}/health/ready`;
+  const deadline = Date.now() + 60_000;
+  while (!((await answers(`${publicUrl}/health/ready`)) && (await answers(`${operatorUrl}/health/ready`)) && (await answers(coreHealth)))) {
+    if (stopping) return;
+    if (Date.now() > deadline) throw new Error('the services did not become ready within 60 s');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(demoFile, 'utf8'));
+  } catch {
+    saved = undefined;
+  }
+  if (saved?.key) {
+    const me = await fetch(`${publicUrl}/public/v1/me`, { headers: { authorization: `Bearer ${saved.key}` } }).catch(() => undefined);
+    if (me?.ok) {
+      process.stdout.write(`\nDemo API key (from var/demo.json):\n  ${saved.key}\n\nTry:\n  curl -s ${publicUrl}/public/v1/me -H "Authorization: Bearer ${saved.key}"\n\nAPI reference: ${publicUrl}/docs\n\n`);
+      return;
+    }
+  }
+  const demo = await seedDemo();
+  mkdirSync(path.dirname(demoFile), { recursive: true });
+  writeFileSync(demoFile, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+}
+
+if (process.env.DEMO !== 'false') {
+  printDemoKey().catch((err) => process.stdout.write(`demo: ${err.message} (npm run seed:demo tries again)\n`));
+}
