@@ -29,10 +29,13 @@ describe('deployment files pin what they run', () => {
   });
 
   it('Kubernetes: our images carry an immutable release tag or a digest, never latest', () => {
-    const dir = 'deploy/kubernetes';
+    // The base and every overlay (deploy/kubernetes/base, overlays/*).
+    const files = readdirSync(path.join(REPO_ROOT, 'deploy/kubernetes'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `deploy/kubernetes/${f}`);
     const tags: string[] = [];
-    for (const file of readdirSync(path.join(REPO_ROOT, dir)).filter((f) => f.endsWith('.yaml'))) {
-      for (const match of read(`${dir}/${file}`).matchAll(/^\s+(?:image|newTag): "?([^"\s]+)"?$/gm)) tags.push(match[1]);
+    for (const file of files) {
+      for (const match of read(file).matchAll(/^\s+(?:image|newTag): "?([^"\s]+)"?$/gm)) tags.push(match[1]);
     }
     expect(tags.length).toBeGreaterThanOrEqual(10);
     for (const tag of tags) {

@@ -17,7 +17,7 @@ interface Container {
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
 }
 
-const manifest = (file: string) => YAML.parseAllDocuments(readFileSync(path.join(REPO_ROOT, 'deploy/kubernetes', file), 'utf8')).map((d) => d.toJSON());
+const manifest = (file: string) => YAML.parseAllDocuments(readFileSync(path.join(REPO_ROOT, 'deploy/kubernetes/base', file), 'utf8')).map((d) => d.toJSON());
 const configMap: Env = manifest('configmap.yaml')[0].data;
 const secretTemplate: Env = manifest('secret.yaml')[0].stringData;
 
