@@ -4,6 +4,7 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { createGenerator, SchemaGenerator } from 'ts-json-schema-generator';
 import path from 'node:path';
 import type { SchemaSource } from './openapi-document';
+import { discriminate, DISCRIMINATED_UNIONS, refineView, VIEW_REFINEMENTS } from './view-refinements';
 
 type Schema = Record<string, unknown>;
 
@@ -72,8 +73,18 @@ export class ContractSchemas implements SchemaSource {
     return this.collected[name];
   }
 
+  /** The collected schemas, refined (view-refinements.ts): enums, formats, discriminated unions. */
   all(): Record<string, Schema> {
-    return this.collected;
+    const schemas = structuredClone(this.collected);
+    for (const name of Object.keys(VIEW_REFINEMENTS)) {
+      if (!schemas[name]) throw new Error(`VIEW_REFINEMENTS names ${name}, which no documented route returns`);
+    }
+    for (const [name, schema] of Object.entries(schemas)) refineView(name, schema);
+    for (const [name, property] of Object.entries(DISCRIMINATED_UNIONS)) {
+      if (!schemas[name]) throw new Error(`DISCRIMINATED_UNIONS names ${name}, which no documented route returns`);
+      schemas[name] = discriminate(name, schemas[name], property, schemas);
+    }
+    return schemas;
   }
 }
 

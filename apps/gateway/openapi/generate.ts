@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PUBLIC_CONTROLLERS } from '../src/public';
 import { ContractSchemas } from './contract-schemas';
+import { readGuides } from './guides';
 import { buildOpenApiDocument, WebhookDoc } from './openapi-document';
 
 /**
@@ -29,6 +30,7 @@ function main(): void {
     controllers: PUBLIC_CONTROLLERS,
     schemas: new ContractSchemas(ROOT),
     webhooks: WEBHOOKS,
+    description: readGuides(path.join(ROOT, 'apps/gateway/openapi/guides')),
   });
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (process.argv.includes('--check')) {

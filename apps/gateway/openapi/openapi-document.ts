@@ -24,10 +24,23 @@ export interface WebhookDoc {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const LIMIT_SCHEMA = {
-  type: 'integer',
-  default: 50,
-  description: 'Page size 1 to 100. 0 or negative gives 50; above 100 is cut to 100; a value that is not an integer is 400.',
+const LIMIT_SCHEMA = { type: 'integer', minimum: 1, maximum: 100, default: 50 };
+const LIMIT_DESCRIPTION = 'Page size, 1 to 100. The API is lenient: 0 or negative gives 50, above 100 is cut to 100; a value that is not an integer is 400.';
+const COMMA_LIST_DESCRIPTION =
+  'One value or several, comma-separated (`a,b`); repeating the parameter is accepted too. An unknown value is 400 naming the allowed ones.';
+
+/** One line per tag (a controller), shown above its endpoints; a tag without one fails the generation. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Calls: 'Voice contact attempts on debtors. Lists omit `analysis`; the by-id read carries it once the call is analysed (null before).',
+  Campaigns: 'Collection efforts over debtors of a portfolio, with aggregate metrics of their calls and promises.',
+  'Debtor Batch': 'Create or update up to 500 debtors with their debts in one request, matched by externalId. Scope `write`.',
+  Debtors: 'The people or companies that owe, with phones, emails and compliance flags.',
+  Debts: 'Amounts owed, with currency, dates and a status derived from the amounts.',
+  Imports: 'Load a whole portfolio from a CSV file: get an upload URL, upload, enqueue, then poll. Scope `write`.',
+  Me: 'The identity of the API key in use and its organization.',
+  Payments: 'Payments recorded against debtors; register one with an externalId that makes retries safe.',
+  Portfolios: 'The units a key can see: each has its currencies, region and time zone; everything else hangs from one.',
+  Promises: 'Promises of payment taken in calls or entered manually (list only).',
 };
 const METHOD_NAMES: Partial<Record<RequestMethod, string>> = {
   [RequestMethod.GET]: 'get',
@@ -43,6 +56,8 @@ export function buildOpenApiDocument(options: {
   controllers: Controller[];
   schemas: SchemaSource;
   webhooks: WebhookDoc[];
+  /** Markdown of info.description: the guides (guides.ts). */
+  description: string;
 }): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const controller of options.controllers) {
@@ -64,22 +79,14 @@ export function buildOpenApiDocument(options: {
     info: {
       title: 'Debt-collection public API',
       version: options.version,
-      description:
-        'Read portfolios, debtors, debts, calls, payments, promises and campaigns; write debtors and debts in batches; ' +
-        'register payments. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope with a closed ' +
-        'list of codes. Lists use opaque cursors and a fixed order (by id).\n\n' +
-        'Request bodies are UTF-8 JSON (`Content-Type: application/json`) of at most 6 MB, nested at most 64 levels ' +
-        '(arrays and objects); text cannot hold a NUL character (`\\u0000`) or an unpaired UTF-16 surrogate. Each ' +
-        'violation is 400 `validation_error`. A request must arrive whole within 30 s (headers within 10 s), or the ' +
-        'connection is answered 408 `request_timeout` and closed. Failed authentications are limited per client address ' +
-        '(60 per clock minute by default): past the limit the answer is 429 `rate_limited` with `Retry-After`, until the ' +
-        'window resets. Answers given before the body is read (401, 413) are readable by clients that send the whole body first.\n\n' +
-        'Responses of 1 KiB or more are compressed with brotli (`br`) or gzip when `Accept-Encoding` allows it (with ' +
-        '`Vary: Accept-Encoding`); request bodies must not be compressed (`Content-Encoding` is not honoured).',
+      description: options.description,
     },
     servers: [{ url: '{base_url}/public', variables: { base_url: { default: 'http://localhost:3000' } } }],
     security: [{ apiKey: [] }],
-    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])))].sort().map((name) => ({ name })),
+    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])))].sort().map((name) => {
+      if (!TAG_DESCRIPTIONS[name]) throw new Error(`tag ${name} has no description in TAG_DESCRIPTIONS`);
+      return { name, description: TAG_DESCRIPTIONS[name] };
+    }),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     webhooks: Object.fromEntries(options.webhooks.map((w) => [w.event, webhookOperation(w)])),
     components: {
@@ -111,13 +118,14 @@ export function buildOpenApiDocument(options: {
         },
       },
       headers: {
-        RequestId: { description: 'Identifies the request; also in error bodies.', schema: { type: 'string' } },
+        RequestId: { description: 'Identifies the request; also in error bodies.', required: true, schema: { type: 'string', pattern: '^\\S+$' } },
         RateLimitLimit: { description: 'Units per clock minute for this key.', schema: { type: 'integer' } },
         RateLimitRemaining: { description: 'Units left in the current window, after this request.', schema: { type: 'integer' } },
         RateLimitReset: { description: 'Unix time (s) at which the window resets.', schema: { type: 'integer' } },
         RateLimitPolicy: { description: 'IETF draft field, e.g. `"per-key";q=300;w=60`.', schema: { type: 'string' } },
         RateLimit: { description: 'IETF draft field, e.g. `"per-key";r=299;t=42`.', schema: { type: 'string' } },
-        RetryAfter: { description: 'Seconds until the next window (429), or until a retry may succeed (503).', schema: { type: 'integer' } },
+        RetryAfter: { description: 'Seconds until a retry may succeed.', schema: { type: 'integer', minimum: 0 } },
+        RetryAfterRequired: { description: 'Seconds until the next window.', required: true, schema: { type: 'integer', minimum: 0 } },
         IdempotentReplayed: { description: '`true` when the response is a replay of a stored one.', schema: { type: 'string', enum: ['true'] } },
       },
       responses: {
@@ -167,7 +175,11 @@ function operation(
   if (query) {
     const dto = schemas.dtoSchema(paramTypes[query.index].name, { collect: false }) as { properties?: Record<string, Schema> };
     for (const [prop, schema] of Object.entries(dto.properties ?? {})) {
-      parameters.push({ name: prop, in: 'query', required: false, schema: prop === 'limit' ? LIMIT_SCHEMA : schema });
+      if (prop === 'limit') parameters.push({ name: prop, in: 'query', required: false, description: LIMIT_DESCRIPTION, schema: LIMIT_SCHEMA });
+      else if (schema.type === 'array') {
+        // A comma list (`status=a,b`): without explode false, validators read it as one unknown value.
+        parameters.push({ name: prop, in: 'query', required: false, style: 'form', explode: false, description: COMMA_LIST_DESCRIPTION, schema });
+      } else parameters.push({ name: prop, in: 'query', required: false, schema });
     }
   }
   if (idempotent) {
@@ -358,7 +370,8 @@ function errorResponse(code: ErrorCode): Schema {
     description: `${ERROR_HTTP_STATUS[code]} ${code}`,
     headers: {
       [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
-      ...(code === ErrorCode.RateLimited || code === ErrorCode.ServiceUnavailable ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}),
+      ...(code === ErrorCode.RateLimited ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfterRequired' } } : {}),
+      ...(code === ErrorCode.ServiceUnavailable ? { [Header.RetryAfter]: { $ref: '#/components/headers/RetryAfter' } } : {}),
     },
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   };

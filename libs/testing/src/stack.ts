@@ -117,7 +117,9 @@ export class Stack {
   async startGateway(env: Record<string, string> = {}): Promise<{ process: ServiceProcess; publicUrl: string; operatorUrl: string }> {
     const takesPublicPort = env.PORT === undefined && !this.publicPortHolder?.running;
     const port: Record<string, string> = takesPublicPort ? { PORT: String(this.publicPort) } : {};
-    const gateway = new ServiceProcess('gateway', { ...this.env, ...this.appEnv.gateway, ...port, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
+    // Where the test entry records its public exchanges for the run's contract check (exchange-contract.ts).
+    const recording: Record<string, string> = process.env.DC_TEST_LOG_DIR ? { DC_TEST_LOG_DIR: process.env.DC_TEST_LOG_DIR } : {};
+    const gateway = new ServiceProcess('gateway', { ...this.env, ...this.appEnv.gateway, ...port, ...recording, ...env }, this.nodeArgs, GATEWAY_TEST_ENTRY);
     if (takesPublicPort) this.publicPortHolder = gateway;
     this.startingGateways.add(gateway);
     const line = await gateway.waitForLog((l) => l.msg === 'gateway listening').finally(() => this.startingGateways.delete(gateway));

@@ -9,7 +9,7 @@ const empty = (): BatchState => ({ debtors: new Map(), erasedExternalIds: new Se
 let n = 0;
 const ids = (prefix: string) => `${prefix}_${(n += 1)}`;
 const plan = (debtors: BatchDebtorDto[], state = empty()) => planBatch(prepareItems(debtors), state, ids);
-const reasons = (debtors: BatchDebtorDto[], state = empty()) => plan(debtors, state).view.results.map((r) => r.reason?.code ?? r.status);
+const reasons = (debtors: BatchDebtorDto[], state = empty()) => plan(debtors, state).view.results.map((r) => (r.status === 'rejected' ? r.reason.code : r.status));
 
 describe('normalisePhone', () => {
   it('gives the same number regardless of format', () => {
@@ -134,7 +134,7 @@ describe('prepareItems and planBatch', () => {
 
   it('internalFailure keeps stage-1 reasons and reports the rest as internal', () => {
     const view = internalFailure(prepareItems([debtor('a'), debtor('a')]));
-    expect(view.results.map((r) => r.reason?.code)).toEqual([DebtorBatchReason.Internal, DebtorBatchReason.DuplicateInBatch]);
+    expect(view.results.map((r) => (r.status === 'rejected' ? r.reason.code : r.status))).toEqual([DebtorBatchReason.Internal, DebtorBatchReason.DuplicateInBatch]);
     expect(view.summary).toEqual({ created: 0, received: 2, rejected: 2, updated: 0 });
   });
 });

@@ -209,14 +209,29 @@ export interface DebtorBatchResultDebt {
   status: 'created' | 'updated';
 }
 
-export interface DebtorBatchResult {
+/** An item written: the debtor's id and what happened to each debt sent. */
+export interface DebtorBatchAcceptedResult {
   index: number;
   externalId: string;
-  status: 'created' | 'updated' | 'rejected';
-  id: string | null;
+  status: 'created' | 'updated';
+  id: string;
   debts: DebtorBatchResultDebt[];
-  reason?: { code: DebtorBatchReason; message: string; path: string };
 }
+
+/** An item refused: nothing of it was written. */
+export interface DebtorBatchRejectedResult {
+  index: number;
+  externalId: string;
+  status: 'rejected';
+  /** The id of the debtor already stored under this externalId; null when there is none. */
+  id: string | null;
+  /** Always empty: no debt of a refused item is written. */
+  debts: never[];
+  reason: { code: DebtorBatchReason; message: string; path: string };
+}
+
+/** One result per item, discriminated by `status` (the OpenAPI document says so with a oneOf). */
+export type DebtorBatchResult = DebtorBatchAcceptedResult | DebtorBatchRejectedResult;
 
 export interface DebtorBatchView {
   results: DebtorBatchResult[];

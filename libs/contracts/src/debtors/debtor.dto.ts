@@ -14,6 +14,11 @@ export class DebtorListQueryDto extends ListQueryDto {
   status?: DebtorStatus[];
 }
 
+/** Verification marks of a phone or an email (verification.status). */
+export const VERIFICATION_STATUSES = ['unverified', 'verified', 'invalid'] as const;
+/** Who set a phone's owner (ownerSource): the default, the client (batch `owner`), an agent or a call's analysis. */
+export const PHONE_OWNER_SOURCES = ['default', 'client', 'agent', 'call_analysis'] as const;
+
 export interface DebtorVerificationView {
   status: string;
   verified: boolean;
