@@ -1,19 +1,20 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
-import { loadConfigOrExit } from '@dc/config';
+import { bullPrefix, loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
-import { createLogger, currentDeadline, HealthServer, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, currentDeadline, HealthServer, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createStorage } from '@dc/storage';
 import { createRedis, NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
 import { AppModule } from './app.module';
+import { CoreMetrics } from './metrics/core-metrics';
 import { PostgresGate } from './postgres-gate';
 
-/** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health. */
+/** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('api-core');
-  const logger = createLogger(config.serviceName, config.logLevel);
+  const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.
@@ -25,11 +26,12 @@ async function main(): Promise<void> {
   // needed to be ready: without it enqueue answers 503. The prefix is the importer's.
   const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: 2, commandTimeout: config.redis.commandTimeoutMs });
   queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error (import queue)'));
-  const importQueue = new Queue<ImportJob>(IMPORTS_QUEUE, { connection: queueConnection, prefix: config.redis.keyPrefix });
+  const importQueue = new Queue<ImportJob>(IMPORTS_QUEUE, { connection: queueConnection, prefix: bullPrefix(config.redis) });
   importQueue.on('error', (err) => logger.warn({ err: err.message }, 'import queue error'));
   const storage = createStorage(config);
   // Both connections use api-core's NATS user (docs/adr/0026): it may publish only auth.invalidate and its answers.
   const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', service: 'api-core', payloads });
+  const metrics = new CoreMetrics();
   const server = new NamespacedNatsServer({
     ...config.nats,
     service: 'api-core',
@@ -39,20 +41,25 @@ async function main(): Promise<void> {
     maxConcurrency: config.apiCore.maxConcurrency,
     payloads,
     log: logger,
+    onShed: (pattern) => metrics.shed.inc({ pattern }),
   });
+  metrics.readInFlightFrom(() => server.requestsInFlight);
   const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);
   await gate.check(); // unreachable now: do not join the queue group at all
-  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, storage, importQueue }), {
+  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, storage, importQueue, metrics }), {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });
-  const health = new HealthServer({
-    postgres: () => database.ping(),
-    nats: async () => assertConnected(bus),
-    queueGroup: async () => {
-      if (!server.inQueueGroup) throw new Error('left: postgres unreachable');
+  const health = new HealthServer(
+    {
+      postgres: () => database.ping(),
+      nats: async () => assertConnected(bus),
+      queueGroup: async () => {
+        if (!server.inQueueGroup) throw new Error('left: postgres unreachable');
+      },
     },
-  });
+    { metrics: metricsSourceOf(metrics.registry), metricsAccess: metricsAccess(config) },
+  );
   const healthPort = await health.listen(config.health.port);
   await app.listen();
   gate.start();

@@ -19,7 +19,8 @@ import { configureFastify, fastifyOptions, requestIdFor } from './http/fastify-s
 import { registerDocsRoutes } from './http/docs';
 import { registerHealthRoutes, registerMetricsRoute } from './http/health';
 import { registerCompression } from './http/compression';
-import { GatewayMetrics } from './metrics/gateway-metrics';
+import { GatewayMetrics, ListenerName } from './metrics/gateway-metrics';
+import { registerQueueBoard } from './operator-queues/queue-board';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { registerUploads } from './uploads';
@@ -27,6 +28,8 @@ import { registerUploads } from './uploads';
 export interface GatewayOptions {
   /** Public controllers beside PUBLIC_CONTROLLERS: only the test entry point (apps/gateway/testing/main.ts) adds any. */
   extraPublicControllers?: Type[];
+  /** Runs on the public listener's Fastify before compression is registered: the test entry's exchange recorder. */
+  configurePublicListener?: (fastify: FastifyInstance) => void;
 }
 
 /**
@@ -43,7 +46,7 @@ export function startGateway(options: GatewayOptions = {}): void {
 
 async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
-  const logger = createLogger(config.serviceName, config.logLevel);
+  const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
   const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
   const redis = createRedis(config.redis, { ...edgeRedisOptions, commandTimeout: config.redis.commandTimeoutMs });
@@ -58,13 +61,13 @@ async function run(options: GatewayOptions): Promise<void> {
   // The gateway's NATS user (docs/adr/0026); every request it sends is signed with INTERNAL_SIGNING_KEY.
   const bus = await NatsBus.connect({ ...config.nats, name: 'gateway', service: 'gateway', payloads });
   const keyCache = new KeyCache(config.gateway.authCacheTtlMs);
-  const core = new CoreClient(bus);
+  const metrics = new GatewayMetrics();
+  const core = new CoreClient(bus, metrics.coreRoundTrip);
   bus.subscribe(AUTH_INVALIDATION_SUBJECT, (message) => keyCache.dropOrganization((message as AuthInvalidation).organizationId));
   await redis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis not reachable at start-up'));
   if (idempotencyRedis !== redis) {
     await idempotencyRedis.connect().catch((err: Error) => logger.warn({ err: err.message }, 'redis of idempotency records not reachable at start-up'));
   }
-  const metrics = new GatewayMetrics();
   const deps: GatewayDependencies = {
     config,
     logger,
@@ -76,16 +79,19 @@ async function run(options: GatewayOptions): Promise<void> {
   };
 
   // API keys guard /public/v1 only: the upload route under /public/uploads is authorised by its signed URL.
-  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public/v1', deps, bus, redis, async (fastify) => {
+  const { app: publicApp, listener: publicListener } = await createListener(PublicApiModule.register(deps, options.extraPublicControllers), 'public', deps, bus, redis, async (fastify) => {
     checkBeforeBody(fastify, '/public/v1/', (request) => deps.authenticator.authenticate(request));
+    options.configurePublicListener?.(fastify);
     await registerCompression(fastify, config.gateway.compressMinBytes);
   });
   await registerUploads(publicApp.getHttpAdapter().getInstance(), config, logger);
   const operatorToken = new OperatorToken(config.gateway.operatorToken);
-  const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator/v1', deps, bus, redis, (fastify) =>
-    checkBeforeBody(fastify, '/operator/', (request) => operatorToken.verify(request.headers.authorization)),
+  const { app: operatorApp, listener: operatorListener } = await createListener(OperatorApiModule.register(deps), 'operator', deps, bus, redis, (fastify) =>
+    checkBeforeBody(fastify, '/operator/v1/', (request) => operatorToken.verify(request.headers.authorization)),
   );
   registerMetricsRoute(operatorApp.getHttpAdapter().getInstance(), metrics, metricsAccess(config));
+  // The queue board (/operator/queues): its own Redis connection, never part of readiness (docs/adr/0032).
+  const board = await registerQueueBoard(operatorApp.getHttpAdapter().getInstance(), config, operatorToken, logger);
   registerDocsRoutes(publicApp.getHttpAdapter().getInstance());
   const ports = {
     publicPort: await listen(publicApp, config, config.gateway.port),
@@ -101,12 +107,13 @@ async function run(options: GatewayOptions): Promise<void> {
     await bus.drain();
     redis.disconnect();
     if (idempotencyRedis !== redis) idempotencyRedis.disconnect();
+    await board.close();
   });
 }
 
 async function createListener(
   module: object,
-  prefix: string,
+  listenerName: ListenerName,
   deps: GatewayDependencies,
   bus: NatsBus,
   redis: Redis,
@@ -118,11 +125,11 @@ async function createListener(
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  const listener = configureFastify(fastify, deps.logger as Logger);
+  const listener = configureFastify(fastify, deps.logger as Logger, { metrics: deps.metrics, listener: listenerName });
   await addHooks(fastify);
   refuseOversizedBodiesBeforeUpload(app.getHttpServer(), (headers) => requestIdFor(headers, deps.config.gateway.trustRequestId), deps.logger as Logger);
   registerHealthRoutes(fastify, bus, redis);
-  app.setGlobalPrefix(prefix);
+  app.setGlobalPrefix(`${listenerName}/v1`);
   await app.init();
   return { app, listener };
 }

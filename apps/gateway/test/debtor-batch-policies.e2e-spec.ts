@@ -82,7 +82,8 @@ describe('debtor batch: rate cost and Idempotency-Key', () => {
     expect(crossing.status).toBe(429);
     expect(crossing.body.error.code).toBe('rate_limited');
     expect(crossing.headers['x-ratelimit-remaining']).toBe('0');
-    expect(await redis.get(`${stack.env.REDIS_KEY_PREFIX}:rl:${me}:${window}`)).toBe('306'); // charged
+    // The key's window and its units (a hash, docs/adr/0033): charged.
+    expect(await redis.hgetall(`${stack.env.REDIS_KEY_PREFIX}:rl:${me}`)).toEqual({ w: String(window), n: '306' });
     expect(await countDebtors(tenant.portfolioIds[0])).toBe(0); // not processed
   });
 

@@ -1,4 +1,5 @@
 import { IMPORT_FIELDS, IMPORTS_QUEUE, ImportUploadView } from '@dc/contracts';
+import { bullPrefix } from '@dc/config';
 import { LocalDiskStorage } from '@dc/storage';
 import { createTenant, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
 import { Queue } from 'bullmq';
@@ -35,7 +36,7 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
     tenant = await createTenant(operator, { portfolios: 2 });
     other = await createTenant(operator, { name: 'Other Collections' });
     pf = tenant.portfolioIds[0];
-    queue = new Queue(IMPORTS_QUEUE, { connection: { host: '127.0.0.1', port: 6379 }, prefix: stack.env.REDIS_KEY_PREFIX });
+    queue = new Queue(IMPORTS_QUEUE, { connection: { host: '127.0.0.1', port: 6379 }, prefix: bullPrefix({ keyPrefix: stack.env.REDIS_KEY_PREFIX }) });
   });
   afterAll(async () => {
     await queue?.close();
@@ -311,7 +312,7 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       const job = await queue.getJob(id);
       expect(job).toBeDefined();
       expect(job!.name).toBe('import');
-      expect(job!.data).toEqual({ importId: id });
+      expect(job!.data).toEqual({ importId: id, requestId: res.headers['x-request-id'] }); // the worker logs with the enqueuing request's id
       expect(await job!.getState()).toBe('waiting');
     });
 
@@ -331,7 +332,7 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       expect(await q('SELECT id, conflict_resolution FROM imports WHERE storage_key = $1 ORDER BY id', [storageKey])).toEqual(
         answers.map((r) => ({ id: r.body.data.id, conflict_resolution: r.body.data.conflictResolution })).sort((a, b) => a.id.localeCompare(b.id)),
       );
-      for (const id of ids) expect((await queue.getJob(id))!.data).toEqual({ importId: id });
+      for (const [i, id] of ids.entries()) expect((await queue.getJob(id))!.data).toEqual({ importId: id, requestId: answers[i].headers['x-request-id'] });
     });
 
     it('Idempotency-Key: a replay answers the same import with Idempotent-Replayed and queues nothing; another body is 409', async () => {
@@ -416,7 +417,7 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       const accepted = await enqueue({ storageKey, columnMapping: MAPPING });
       expect(accepted.status).toBe(202);
       expect(accepted.body.data.id).not.toBe(failed.id);
-      expect((await queue.getJob(accepted.body.data.id))!.data).toEqual({ importId: accepted.body.data.id });
+      expect((await queue.getJob(accepted.body.data.id))!.data).toEqual({ importId: accepted.body.data.id, requestId: accepted.headers['x-request-id'] });
     });
   });
 });

@@ -119,7 +119,7 @@ describe('internal credentials: Redis ACL users per service, the apps’ Postgre
     expect(enqueued.status).toBe(202);
     const done = await waitForImport(stack.publicUrl, tenant.key, enqueued.body.data!.id);
     expect(done).toMatchObject({ status: 'completed', created: rows, errors: 0 });
-    expect((await admin.keys(`${prefix}:imports:*`)).length).toBeGreaterThan(0);
+    expect((await admin.keys(`{${prefix}}:imports:*`)).length).toBeGreaterThan(0);
 
     // A webhook delivery: the dispatcher's relay enqueues, its worker sends.
     await operator.expect(201, 'POST', `/organizations/${tenant.organizationId}/webhooks`, { url: receiver.url });
@@ -131,7 +131,7 @@ describe('internal credentials: Redis ACL users per service, the apps’ Postgre
     });
     expect(paid.status).toBe(201);
     await eventually(() => expect(receiver.requests.map((r) => r.headers['x-service-event'])).toContain('payment.registered'), 20_000);
-    expect((await admin.keys(`${prefix}:webhook-deliveries:*`)).length).toBeGreaterThan(0);
+    expect((await admin.keys(`{${prefix}}:webhook-deliveries:*`)).length).toBeGreaterThan(0);
 
     // Not one command or key of that work, or of the start-ups before it, was refused (the ACL log is the servers' own).
     expect(await admin.acl('LOG')).toEqual([]);
@@ -153,13 +153,17 @@ describe('internal credentials: Redis ACL users per service, the apps’ Postgre
     const dispatcher = as(main, 'webhook-dispatcher');
     await expect(dispatcher.get(`${prefix}:idem:key:k`)).rejects.toThrow(noperm);
     await expect(dispatcher.get(`${prefix}:payload:parked`)).rejects.toThrow(noperm);
-    await expect(dispatcher.zcard(`${prefix}:imports:wait`)).rejects.toThrow(noperm);
+    await expect(dispatcher.zcard(`{${prefix}}:imports:wait`)).rejects.toThrow(noperm);
     const importer = as(main, 'importer');
     await expect(importer.getdel(`${prefix}:payload:parked`)).rejects.toThrow(noperm);
-    await expect(importer.llen(`${prefix}:webhook-deliveries:wait`)).rejects.toThrow(noperm);
+    await expect(importer.llen(`{${prefix}}:webhook-deliveries:wait`)).rejects.toThrow(noperm);
     const gateway = as(main, 'gateway');
-    await expect(gateway.llen(`${prefix}:imports:wait`)).rejects.toThrow(noperm);
-    await expect(gateway.hgetall(`${prefix}:webhook-deliveries:meta`)).rejects.toThrow(noperm);
+    // The queue board reads both queues (a read-only selector, docs/adr/0032) and can change nothing in them.
+    expect(await gateway.llen(`{${prefix}}:imports:wait`)).toEqual(expect.any(Number));
+    expect(await gateway.hgetall(`{${prefix}}:webhook-deliveries:meta`)).toEqual(expect.any(Object));
+    await expect(gateway.lpush(`{${prefix}}:imports:wait`, 'x')).rejects.toThrow(noperm);
+    await expect(gateway.hset(`{${prefix}}:webhook-deliveries:meta`, 'paused', '1')).rejects.toThrow(noperm);
+    await expect(gateway.eval("return redis.call('del', KEYS[1])", 1, `{${prefix}}:imports:meta`)).rejects.toThrow(/can't access at least one of the keys/);
     await expect(gateway.get(`${prefix}:other`)).rejects.toThrow(noperm);
     const core = as(main, 'api-core');
     await expect(core.get(`${prefix}:idem:key:k`)).rejects.toThrow(noperm);
@@ -171,7 +175,7 @@ describe('internal credentials: Redis ACL users per service, the apps’ Postgre
       await expect(client.config('GET', 'requirepass')).rejects.toThrow(noperm);
     }
     // Another deployment's prefix on the same Redis is out of reach too.
-    await expect(as(main, 'importer').llen(`other${prefix}:imports:wait`)).rejects.toThrow(noperm);
+    await expect(as(main, 'importer').llen(`{other${prefix}}:imports:wait`)).rejects.toThrow(noperm);
     // The idempotency Redis knows the gateway alone, for its records alone.
     await expect(as(idempotency, 'webhook-dispatcher', main.passwords['webhook-dispatcher']).ping()).rejects.toThrow(/WRONGPASS/);
     await expect(as(idempotency, 'gateway', idempotency.passwords.gateway).get(`${prefix}:rl:x`)).rejects.toThrow(noperm);

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ErasureTombstones, IMPORTS_QUEUE } from '@dc/contracts';
-import type { AppConfig } from '@dc/config';
+import { bullPrefix, type AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import { IMPORT_JOB_OPTIONS } from '@dc/imports';
 import type { Logger } from '@dc/observability';
@@ -12,6 +12,7 @@ import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
 import { ImportsProcessor } from './imports.processor';
 import { ImportsRepository } from './imports.repository';
 import { ImportMerger } from './merging/import-merger';
+import { ImporterMetrics } from './metrics/importer-metrics';
 import { MergeRepository } from './merging/merge.repository';
 import { FileReader } from './reading/file-reader';
 import { StagingRepository } from './reading/staging.repository';
@@ -27,6 +28,7 @@ export interface ImporterDependencies {
   /** BullMQ's connection: maxRetriesPerRequest null and no command timeout (the worker duplicates it to block). */
   queueConnection: Redis;
   storage: ObjectStorage;
+  metrics: ImporterMetrics;
 }
 
 @Module({})
@@ -36,7 +38,7 @@ export class ImporterModule {
       module: ImporterModule,
       imports: [
         // The key prefix keeps importers of parallel test stacks on their own queues.
-        BullModule.forRoot({ connection: deps.queueConnection, prefix: deps.config.redis.keyPrefix }),
+        BullModule.forRoot({ connection: deps.queueConnection, prefix: bullPrefix(deps.config.redis) }),
         BullModule.registerQueue({ name: IMPORTS_QUEUE, defaultJobOptions: IMPORT_JOB_OPTIONS }),
       ],
       providers: [
@@ -44,6 +46,7 @@ export class ImporterModule {
         { provide: LOGGER, useValue: deps.logger },
         { provide: STORAGE, useValue: deps.storage },
         { provide: Database, useValue: deps.database },
+        { provide: ImporterMetrics, useValue: deps.metrics },
         { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         ImportsRepository,
         StagingRepository,

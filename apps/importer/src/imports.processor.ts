@@ -2,10 +2,11 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import type { Logger } from '@dc/observability';
+import { runInJobContext, type Logger } from '@dc/observability';
 import { DelayedError, Job } from 'bullmq';
 import { ImportInterrupted } from './import-errors';
 import { CONFIG, LOGGER } from './importer.tokens';
+import { ImporterMetrics, ImportRunOutcome } from './metrics/importer-metrics';
 import { ImportBusy, RunImportUseCase } from './run-import.usecase';
 
 /**
@@ -40,6 +41,7 @@ export class ImportsProcessor extends WorkerHost {
 
   constructor(
     private readonly runImport: RunImportUseCase,
+    private readonly metrics: ImporterMetrics,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -62,16 +64,32 @@ export class ImportsProcessor extends WorkerHost {
     await this.running;
   }
 
+  /**
+   * Every log line of the run carries the request id that created the import (job data), the job id
+   * and the import id; each run is timed by outcome (import_job_duration_seconds).
+   */
   async process(job: Job<ImportJob>, token?: string): Promise<void> {
-    const { importId } = job.data;
-    try {
-      await this.runImport.execute(importId, this.stopping.signal);
-    } catch (err) {
-      if (err instanceof ImportInterrupted) return this.postpone(job, token, 0);
-      if (err instanceof ImportBusy) return this.postpone(job, token, BUSY_MS);
-      this.logger.warn({ importId, err: (err as Error).message, retryInMs: RETRY_MS }, 'import run failed; it will resume from its checkpoint');
-      return this.postpone(job, token, RETRY_MS);
-    }
+    const { importId, requestId } = job.data;
+    return runInJobContext(requestId, { jobId: String(job.id), importId }, async () => {
+      const started = performance.now();
+      let outcome: ImportRunOutcome = 'retry';
+      try {
+        outcome = await this.runImport.execute(importId, this.stopping.signal);
+      } catch (err) {
+        if (err instanceof ImportInterrupted) {
+          outcome = 'interrupted';
+          return this.postpone(job, token, 0);
+        }
+        if (err instanceof ImportBusy) {
+          outcome = 'busy';
+          return this.postpone(job, token, BUSY_MS);
+        }
+        this.logger.warn({ importId, err: (err as Error).message, retryInMs: RETRY_MS }, 'import run failed; it will resume from its checkpoint');
+        return this.postpone(job, token, RETRY_MS);
+      } finally {
+        this.metrics.jobRun(outcome, (performance.now() - started) / 1000);
+      }
+    });
   }
 
   /** Back to the queue until `delayMs` from now, without counting a BullMQ attempt. */

@@ -1,15 +1,19 @@
 import 'reflect-metadata';
+import { getQueueToken } from '@nestjs/bullmq';
 import { NestFactory } from '@nestjs/core';
+import { IMPORTS_QUEUE } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
-import { NestPinoLogger, runBackgroundService } from '@dc/observability';
+import { NestPinoLogger, registerQueueDepth, runBackgroundService } from '@dc/observability';
+import type { Queue } from 'bullmq';
 import { createStorage } from '@dc/storage';
 import { createRedis } from '@dc/transport';
 import { Importer } from './importer';
 import { ImporterModule } from './importer.module';
+import { ImporterMetrics } from './metrics/importer-metrics';
 
 /**
- * importer: the BullMQ worker for CSV portfolio loads (queue "imports"), docs/adr/0022. Health and
- * readiness (postgres, redis, storage) on HEALTH_PORT; logs `importer ready` once taking work; on
+ * importer: the BullMQ worker for CSV portfolio loads (queue "imports"), docs/adr/0022. Health,
+ * readiness (postgres, redis, storage) and Prometheus metrics on HEALTH_PORT; logs `importer ready` once taking work; on
  * SIGTERM stops taking jobs, lets each import in progress commit its current chunk and hands its
  * job back to the queue (another importer, or this one restarted, resumes it), then closes its
  * connections.
@@ -30,14 +34,17 @@ runBackgroundService('importer', async (config, logger) => {
   await Promise.all([redis.connect(), queueConnection.connect(), warm]);
   const storage = createStorage(config);
 
-  const app = await NestFactory.createApplicationContext(ImporterModule.register({ config, logger, database, queueConnection, storage }), {
+  const metrics = new ImporterMetrics();
+  const app = await NestFactory.createApplicationContext(ImporterModule.register({ config, logger, database, queueConnection, storage, metrics }), {
     logger: new NestPinoLogger(logger),
   });
   const importer = app.get(Importer);
+  registerQueueDepth(metrics.registry, [app.get<Queue>(getQueueToken(IMPORTS_QUEUE))]);
   await importer.start();
 
   return {
     checks: { postgres: ping, redis: async () => void (await redis.ping()), storage: () => storage.check() },
+    metrics: metrics.source,
     stop: async () => {
       await importer.stop(); // no new job; runs in progress committed their chunk and handed their job back
       await app.close(); // closes the queue

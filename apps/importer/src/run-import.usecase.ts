@@ -41,18 +41,21 @@ export class RunImportUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async execute(importId: string, signal: AbortSignal): Promise<void> {
+  /** How the run ended: the import completed, failed (its file), or had already ended (`skipped`). */
+  async execute(importId: string, signal: AbortSignal): Promise<'completed' | 'failed' | 'skipped'> {
     const control = await this.openSession();
     try {
       if (!(await this.imports.tryLock(control, importId))) throw new ImportBusy();
       const imp = await this.imports.load(control, importId);
-      if (!imp || imp.status === 'completed' || imp.status === 'failed') return;
+      if (!imp || imp.status === 'completed' || imp.status === 'failed') return 'skipped';
       await this.imports.markProcessing(control, importId);
       try {
         await this.run(control, await this.imports.alignStaging(control, imp), signal);
+        return 'completed';
       } catch (err) {
         if (!isFileError(err)) throw err;
         await this.fail(control, imp, err);
+        return 'failed';
       }
     } finally {
       // Ending the session releases the import's lock.

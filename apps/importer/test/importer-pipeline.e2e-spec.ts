@@ -1,4 +1,5 @@
 import { IMPORTS_QUEUE, ImportMode } from '@dc/contracts';
+import { bullPrefix } from '@dc/config';
 import { IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS } from '@dc/imports';
 import { LocalDiskStorage } from '@dc/storage';
 import { eventually, holdAdvisoryLock, ServiceProcess, Stack } from '@dc/testing';
@@ -118,7 +119,7 @@ describe('importer pipeline', () => {
     await db.query(`INSERT INTO api_keys (id, organization_id, name, key_prefix, key_hash, stage, scopes) VALUES ($1, $2, 'k', 'x', $1, 'live', '{read,write}')`, [KEY, ORG]);
     storage = new LocalDiskStorage({ dir: stack.storageDir, signingKey: Buffer.alloc(32), publicBaseUrl: 'http://127.0.0.1' });
     redis = new IORedis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    queue = new Queue(IMPORTS_QUEUE, { connection: redis, prefix: stack.env.REDIS_KEY_PREFIX });
+    queue = new Queue(IMPORTS_QUEUE, { connection: redis, prefix: bullPrefix({ keyPrefix: stack.env.REDIS_KEY_PREFIX }) });
     importer = await startImporter();
   }, 60_000);
 

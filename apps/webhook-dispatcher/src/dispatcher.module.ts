@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOK_DELIVERIES_QUEUE } from '@dc/contracts';
-import type { AppConfig } from '@dc/config';
+import { bullPrefix, type AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import type { Logger } from '@dc/observability';
 import { SecretBox, WebhookHttpClient } from '@dc/webhooks';
@@ -50,7 +50,7 @@ export class DispatcherModule {
       module: DispatcherModule,
       imports: [
         // The key prefix keeps dispatchers of parallel test stacks on their own queues.
-        BullModule.forRoot({ connection: deps.queueConnection, prefix: deps.config.redis.keyPrefix }),
+        BullModule.forRoot({ connection: deps.queueConnection, prefix: bullPrefix(deps.config.redis) }),
         BullModule.registerQueue({ name: WEBHOOK_DELIVERIES_QUEUE, defaultJobOptions: DELIVERY_JOB_OPTIONS }),
       ],
       providers: [

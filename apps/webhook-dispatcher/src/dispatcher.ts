@@ -29,10 +29,7 @@ export class Dispatcher {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     metrics.readFrom({
-      queueCounts: async () => {
-        const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
-        return { waiting: counts.waiting ?? 0, delayed: counts.delayed ?? 0, active: counts.active ?? 0, failed: counts.failed ?? 0 };
-      },
+      queue,
       relayLagSeconds: () => relayRepository.relayLagSeconds(),
     });
     queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));

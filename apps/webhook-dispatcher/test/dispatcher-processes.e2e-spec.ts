@@ -84,8 +84,8 @@ describe('dispatcher processes: crash recovery, replicas, SSRF at delivery time'
       expect(log[0].nextAttemptAt).not.toBeNull();
       before = log[0];
       // ... and its job is back in the queue as a delayed one, none active.
-      expect(await metric(first, 'webhook_queue_jobs{state="delayed"}')).toBe(1);
-      expect(await metric(first, 'webhook_queue_jobs{state="active"}')).toBe(0);
+      expect(await metric(first, 'queue_jobs{queue="webhook-deliveries",state="delayed"}')).toBe(1);
+      expect(await metric(first, 'queue_jobs{queue="webhook-deliveries",state="active"}')).toBe(0);
     });
     await first.stop('SIGKILL');
     running.splice(running.indexOf(first), 1);

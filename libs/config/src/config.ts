@@ -7,10 +7,14 @@ import { MIN_TOKEN_LENGTH, weakKeyReason, weakTokenReason } from './secret-stren
  */
 export type NodeEnv = 'development' | 'test' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** `json`: one object per line (production, any collector); `pretty`: pino-pretty, for a developer's terminal. */
+export type LogFormat = 'json' | 'pretty';
 
 export interface AppConfig {
   env: NodeEnv;
   logLevel: LogLevel;
+  /** LOG_FORMAT (logFormatOf): pretty only outside production; by default in development on a terminal. */
+  logFormat: LogFormat;
   /** Service name in every log line. */
   serviceName: string;
   database: {
@@ -24,6 +28,12 @@ export interface AppConfig {
     connectTimeoutMs: number;
     /** TLS with a private CA (DATABASE_SSL_CA_FILE); otherwise `sslmode` in the URL decides (docs/adr/0027). */
     ssl?: DatabaseTls;
+    /**
+     * DATABASE_PREPARED_STATEMENTS (default true): hot reads as named prepared statements. Off behind
+     * PgBouncer in transaction pooling before 1.21, where a name prepared on one server connection is
+     * unknown on the next (docs/adr/0033).
+     */
+    preparedStatements: boolean;
   };
   redis: RedisConfig;
   /** Where the gateway keeps Idempotency-Key records: a Redis of its own, or the main one (docs/adr/0027). */
@@ -80,8 +90,11 @@ export interface DatabaseTls {
 
 /** NATS as a service reaches it, and the key that signs requests to api-core (docs/adr/0026). */
 export interface NatsConfig {
-  /** nats:// or tls:// (TLS required). */
-  url: string;
+  /**
+   * NATS_URL: one server or a comma-separated list of the servers of one NATS cluster, each nats://
+   * or tls:// (TLS required; then every one of them). nats.js connects to one and fails over to the others.
+   */
+  servers: string[];
   subjectPrefix: string;
   requestTimeoutMs: number;
   /** The service's NATS user (NATS_USER / NATS_PASSWORD); absent in development and tests. */
@@ -266,7 +279,11 @@ class Reader {
   }
 
   url(name: string, fallback: string, protocols: string[]): string {
-    const text = this.raw(name) ?? fallback;
+    return this.checkedUrl(name, this.raw(name) ?? fallback, protocols);
+  }
+
+  /** `text` as the URL named `name` (a variable, or one entry of a list variable), problems recorded. */
+  checkedUrl(name: string, text: string, protocols: string[]): string {
     try {
       const parsed = new URL(text);
       if (!protocols.includes(parsed.protocol)) {
@@ -279,7 +296,12 @@ class Reader {
   }
 }
 
-export function loadConfig(serviceName: string, env: Record<string, string | undefined> = process.env): AppConfig {
+export function loadConfig(
+  serviceName: string,
+  env: Record<string, string | undefined> = process.env,
+  /** Whether stdout is a terminal (the default LOG_FORMAT in development depends on it). */
+  stdoutIsTty = Boolean(process.stdout.isTTY),
+): AppConfig {
   const r = new Reader(env);
   const nodeEnv = r.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
   r.production = nodeEnv === 'production';
@@ -294,6 +316,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
   const config: AppConfig = {
     env: nodeEnv,
     logLevel: r.oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: logFormatOf(r, nodeEnv, stdoutIsTty),
     serviceName,
     database: {
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),
@@ -301,6 +324,7 @@ export function loadConfig(serviceName: string, env: Record<string, string | und
       lockTimeoutMs: r.int('DATABASE_LOCK_TIMEOUT_MS', 4_000, 100, 600_000),
       idleInTransactionTimeoutMs: r.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 10_000, 1_000, 600_000),
       connectTimeoutMs: r.int('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+      preparedStatements: r.bool('DATABASE_PREPARED_STATEMENTS', true),
       ...databaseCredentials(r, nodeEnv, serviceName),
     },
     ...redisConfig(r, nodeEnv, serviceName),
@@ -396,10 +420,20 @@ const REDIS_SERVICES = ['gateway', 'api-core', 'importer', 'webhook-dispatcher']
  * The gateway's Idempotency-Key records may live in a Redis of their own (IDEMPOTENCY_REDIS_URL,
  * with a memory bound), each IDEMPOTENCY_REDIS_* setting defaulting to its REDIS_* counterpart.
  */
+/**
+ * REDIS_KEY_PREFIX: the characters docker/redis/acl.js can write into a key pattern, and no braces:
+ * the BullMQ prefix wraps it in a Redis Cluster hash tag (bullPrefix, docs/adr/0033).
+ */
+function redisKeyPrefix(r: Reader): string {
+  const prefix = r.string('REDIS_KEY_PREFIX', 'dc');
+  if (!/^[A-Za-z0-9_.-]+$/.test(prefix)) r.problems.push(`REDIS_KEY_PREFIX may hold letters, digits, _ . and - only (got "${prefix}")`);
+  return prefix;
+}
+
 function redisConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Pick<AppConfig, 'redis' | 'idempotencyRedis'> {
   const redis = redisServer(r, nodeEnv, serviceName, 'REDIS', {
     url: 'redis://127.0.0.1:6379',
-    keyPrefix: r.string('REDIS_KEY_PREFIX', 'dc'),
+    keyPrefix: redisKeyPrefix(r),
     commandTimeoutMs: r.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000),
     connectTimeoutMs: r.int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
   });
@@ -454,6 +488,20 @@ function databaseCredentials(r: Reader, nodeEnv: NodeEnv, serviceName: string): 
   return { url, ...(ca ? { ssl: { ca, verifyHostname: sslMode !== 'verify-ca' } } : {}) };
 }
 
+/**
+ * LOG_FORMAT: `pretty` by default only in development with stdout on a terminal (a developer
+ * watching), `json` everywhere else (pipes, containers, tests). Production refuses `pretty`:
+ * pino-pretty is a development dependency, absent from the images, and collectors expect JSON.
+ */
+function logFormatOf(r: Reader, nodeEnv: NodeEnv, stdoutIsTty: boolean): LogFormat {
+  const format = r.oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], nodeEnv === 'development' && stdoutIsTty ? 'pretty' : 'json');
+  if (format === 'pretty' && nodeEnv === 'production') {
+    r.problems.push('LOG_FORMAT=pretty is for development only: production logs are JSON (pino-pretty is not installed in the images); unset LOG_FORMAT or set it to json');
+    return 'json';
+  }
+  return format;
+}
+
 function metricsToken(r: Reader, nodeEnv: NodeEnv): string {
   const token = r.string('METRICS_TOKEN', '');
   const weak = token && nodeEnv === 'production' ? weakTokenReason(token) : undefined;
@@ -464,8 +512,26 @@ function metricsToken(r: Reader, nodeEnv: NodeEnv): string {
 /** The services that use NATS: each has its own NATS user (docs/adr/0026); the others need none. */
 const NATS_SERVICES = ['gateway', 'api-core'];
 
+/**
+ * NATS_URL as a list: the seed servers of a NATS cluster (nats.js learns the rest from the cluster's
+ * INFO and fails over between them). TLS is one option of the connection, so the URLs are either
+ * all tls:// or all nats://.
+ */
+function natsServers(r: Reader): string[] {
+  const text = r.string('NATS_URL', 'nats://127.0.0.1:4222');
+  const servers = text.split(',').map((s) => s.trim());
+  if (servers.some((s) => s === '')) {
+    r.problems.push(`NATS_URL must be one URL or a comma-separated list of URLs without empty entries (got "${text}")`);
+    return servers.filter((s) => s !== '');
+  }
+  servers.forEach((server, i) => r.checkedUrl(servers.length > 1 ? `NATS_URL entry ${i + 1}` : 'NATS_URL', server, ['nats:', 'tls:']));
+  const tls = servers.filter((s) => s.startsWith('tls:')).length;
+  if (tls > 0 && tls < servers.length) r.problems.push('NATS_URL mixes tls:// and nats:// servers: TLS is required of all of them or of none');
+  return servers;
+}
+
 function natsConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): NatsConfig {
-  const url = r.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']);
+  const servers = natsServers(r);
   const user = r.string('NATS_USER', '');
   const password = r.string('NATS_PASSWORD', '');
   if (Boolean(user) !== Boolean(password)) r.problems.push('NATS_USER and NATS_PASSWORD must be set together (the service\'s NATS user, docs/adr/0026)');
@@ -482,10 +548,10 @@ function natsConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): NatsConfi
   const cert = r.fileText('NATS_TLS_CERT_FILE');
   const key = r.fileText('NATS_TLS_KEY_FILE');
   if (Boolean(cert) !== Boolean(key)) r.problems.push('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE must be set together (a client certificate and its key)');
-  const tlsWanted = url.startsWith('tls:') || ca !== undefined || cert !== undefined || key !== undefined;
+  const tlsWanted = servers.some((s) => s.startsWith('tls:')) || ca !== undefined || cert !== undefined || key !== undefined;
   const previous = r.string('INTERNAL_SIGNING_KEYS_PREVIOUS', '');
   return {
-    url,
+    servers,
     subjectPrefix: r.string('NATS_SUBJECT_PREFIX', 'dc'),
     requestTimeoutMs: r.int('NATS_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
     ...(user ? { user, password } : {}),

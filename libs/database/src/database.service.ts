@@ -37,6 +37,8 @@ export interface DatabaseOptions {
   deadline?: () => number | undefined;
   /** TLS with a CA of its own (DATABASE_SSL_CA_FILE); without it `sslmode` in the URL decides. */
   ssl?: { ca: string; verifyHostname: boolean };
+  /** false: `prepared()` sends unnamed statements (PgBouncer transaction pooling before 1.21, docs/adr/0033). */
+  preparedStatements?: boolean;
 }
 
 /** URL parameters that would override an explicit `ssl` option in `pg` (the connection string wins there). */
@@ -103,6 +105,8 @@ export class Database implements Transactions {
    */
   async prepared<T extends QueryResultRow>(query: Prisma.Sql): Promise<T[]> {
     const text = query.text;
+    // Behind a transaction-pooling PgBouncer each query may land on another server connection.
+    if (this.options.preparedStatements === false) return (await this.pool.query<T>({ text, values: query.values })).rows;
     let name = this.statementNames.get(text);
     if (!name) {
       name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;

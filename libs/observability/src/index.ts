@@ -4,3 +4,4 @@ export * from './health-server';
 export * from './shutdown';
 export * from './background-service';
 export * from './bearer-tokens';
+export * from './metrics';

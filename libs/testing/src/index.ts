@@ -11,6 +11,8 @@ export * from './fuzz';
 export * from './webhook-receiver';
 export * from './import-client';
 export * from './log-audit';
+export * from './exchange-contract';
 export * from './faults';
 export * from './acl-redis';
 export * from './ports';
+export * from './observability-files';

@@ -26,6 +26,8 @@ export interface NamespacedNatsOptions extends NatsAccess {
   /** Where NatsBus parked the bodies of claim-checked requests (PayloadStore, docs/adr/0017). */
   payloads: ClaimStore;
   log: { warn(obj: object, msg: string): void };
+  /** Told of each request shed at max concurrency, with its pattern (api-core counts them). */
+  onShed?: (pattern: string) => void;
 }
 
 const json = JSONCodec<unknown>();
@@ -68,6 +70,11 @@ export class NamespacedNatsServer extends ServerNats {
   override bindEvents(client: NatsConnection): void {
     this.connection = client;
     if (this.member) this.subscribeAll(client);
+  }
+
+  /** Requests taken and not yet answered (api_core_rpc_in_flight). */
+  get requestsInFlight(): number {
+    return this.inFlight;
   }
 
   /** Whether the replica is (or, before it connects, will be) in its queue group. */
@@ -218,6 +225,7 @@ export class NamespacedNatsServer extends ServerNats {
   /** Refuses a request unrun: the caller may retry it safely (after Retry-After), here or elsewhere. */
   private shed(natsMsg: Msg, requestId: string, channel: string): void {
     this.namespaced.log.warn({ requestId, channel, inFlight: this.inFlight }, 'shed: at max concurrency');
+    this.namespaced.onShed?.(channel);
     let id: string | undefined;
     try {
       id = natsMsg.json<{ id?: string }>().id;

@@ -12,7 +12,8 @@ export interface NatsTls {
 
 /** How one process reaches NATS (libs/config `nats`); user and password are absent in development. */
 export interface NatsAccess {
-  url: string;
+  /** The servers of one NATS cluster (NATS_URL, comma-separated): nats.js fails over between them. */
+  servers: string[];
   subjectPrefix: string;
   user?: string;
   password?: string;
@@ -25,7 +26,7 @@ export interface NatsAccess {
  * own reply inbox (`inboxPrefix`), the one subject tree its NATS user may read replies from.
  */
 export function natsConnectOptions(access: NatsAccess, service: NatsService): ConnectionOptions {
-  const options: ConnectionOptions = { servers: [access.url], inboxPrefix: natsInboxPrefix(service, access.subjectPrefix) };
+  const options: ConnectionOptions = { servers: [...access.servers], inboxPrefix: natsInboxPrefix(service, access.subjectPrefix) };
   if (access.user !== undefined) {
     options.user = access.user;
     options.pass = access.password;

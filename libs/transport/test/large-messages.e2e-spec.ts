@@ -67,7 +67,7 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
   beforeAll(async () => {
     await redis.connect();
     const server = new NamespacedNatsServer({
-      url: NATS_URL,
+      servers: [NATS_URL],
       subjectPrefix: namespace,
       queue: 'transport-e2e',
       name: 'transport-e2e-server',
@@ -81,7 +81,7 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
     });
     app = await NestFactory.createMicroservice(EchoModule, { strategy: server, logger: false });
     await app.listen();
-    bus = await NatsBus.connect({ url: NATS_URL, subjectPrefix: namespace, requestTimeoutMs: 10_000, name: 'transport-e2e-bus', service: 'gateway', signingKeys, payloads: new PayloadStore(redis, namespace) });
+    bus = await NatsBus.connect({ servers: [NATS_URL], subjectPrefix: namespace, requestTimeoutMs: 10_000, name: 'transport-e2e-bus', service: 'gateway', signingKeys, payloads: new PayloadStore(redis, namespace) });
     spy = await connect({ servers: [NATS_URL], name: 'transport-e2e-spy' });
     spy.subscribe(bus.subject('echo'), { callback: (_err, msg) => seen.push(msg) });
     await spy.flush();
@@ -149,7 +149,7 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
 
   it('a claim that expired before api-core read it answers 503 service_unavailable, the handler unrun', async () => {
     const shortLived = await NatsBus.connect({
-      url: NATS_URL,
+      servers: [NATS_URL],
       subjectPrefix: namespace,
       requestTimeoutMs: 10_000,
       name: 'transport-e2e-short-lived',

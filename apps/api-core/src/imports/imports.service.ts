@@ -4,7 +4,7 @@ import {
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, readHeader } from '@dc/imports';
-import type { Logger } from '@dc/observability';
+import { currentRequestId, type Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import type { Queue } from 'bullmq';
 import { LookupsRepository } from '../shared/lookups.repository';
@@ -114,7 +114,9 @@ export class ImportsService {
 
   /** The import's job (job id = import id); when it cannot be added, the import fails and the caller hears 503. */
   private async addJob(importId: string): Promise<void> {
-    const job: ImportJob = { importId };
+    // The importer's log lines about this import carry the request id that created it.
+    const requestId = currentRequestId();
+    const job: ImportJob = requestId ? { importId, requestId } : { importId };
     try {
       await within(this.queue.add(IMPORT_JOB_NAME, job, { ...IMPORT_JOB_OPTIONS, jobId: importId }), this.config.redis.commandTimeoutMs * 2);
     } catch (err) {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookEventType } from '@dc/contracts';
 import { newId, Prisma, Tx } from '@dc/database';
+import { currentRequestId } from '@dc/observability';
 
 /** Who an event would come from: the portfolio and its organization. */
 export interface EventSource {
@@ -38,6 +39,8 @@ export class OutboxRepository {
         type: event.type,
         livemode: event.livemode,
         payload: event.payload as Prisma.InputJsonValue,
+        // Carried into the deliveries' jobs, so the dispatcher's log lines name the request (docs/adr/0032).
+        requestId: currentRequestId() ?? null,
       },
     });
   }

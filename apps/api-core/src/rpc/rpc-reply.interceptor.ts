@@ -3,6 +3,7 @@ import { AnyContract, AppError, ErrorCode, JsonBytes, RpcReply } from '@dc/contr
 import { isTransientDatabaseError } from '@dc/database';
 import { currentDeadline, type Logger } from '@dc/observability';
 import { Observable, catchError, map, of, tap } from 'rxjs';
+import { CoreMetrics } from '../metrics/core-metrics';
 import { LOGGER } from '../tokens';
 import { handledContract, StatusReply } from './handles.decorator';
 const DATABASE_BUSY = {
@@ -15,13 +16,16 @@ const DATABASE_BUSY = {
  * Turns every handler outcome into a typed `RpcReply` (exceptions do not survive the broker hop):
  * a returned body leaves with the contract's success status, a `withStatus` reply with its own
  * (one of the contract's `alsoStatus`)
- * and writes one log line per handled request. A statement the database cut off (lock or statement
+ * and writes one log line and one api_core_rpc_duration_seconds observation per handled request. A statement the database cut off (lock or statement
  * timeout, deadlock) leaves as 503 with Retry-After: it was rolled back. Unexpected errors are
  * logged here with their stack and leave as a bare `internal_error`: nothing internal reaches a client.
  */
 @Injectable()
 export class RpcReplyInterceptor implements NestInterceptor {
-  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly metrics: CoreMetrics,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<RpcReply> {
     // The handler's own pattern (the subject also carries the deployment's namespace).
@@ -30,6 +34,7 @@ export class RpcReplyInterceptor implements NestInterceptor {
     const pattern = contract.pattern;
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const observe = (reply: RpcReply) => this.metrics.handled(pattern, reply.ok ? 'ok' : reply.error.code, elapsed() / 1000);
     return next.handle().pipe(
       map((result: unknown): RpcReply => {
         if (!(result instanceof StatusReply)) return { ok: true, status: contract.status, body: asSent(contract, result) };
@@ -62,6 +67,7 @@ export class RpcReplyInterceptor implements NestInterceptor {
           error: { code: ErrorCode.InternalError, message: 'An unexpected error occurred. Retry later; if it persists, contact support with the request id.' },
         });
       }),
+      tap(observe),
     );
   }
 }

@@ -7,6 +7,7 @@ import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import { NatsBus } from '@dc/transport';
 import type { Queue } from 'bullmq';
+import { CoreMetrics } from '../metrics/core-metrics';
 import { RpcReplyInterceptor } from '../rpc/rpc-reply.interceptor';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE, TRANSACTIONS } from '../tokens';
 import { LookupsRepository } from './lookups.repository';
@@ -21,6 +22,8 @@ export interface ApiCoreDependencies {
   storage: ObjectStorage;
   /** Producer of IMPORTS_QUEUE: enqueue adds one job per import. */
   importQueue: Queue<ImportJob>;
+  /** Served on the health port; a private instance when not given (tests). */
+  metrics?: CoreMetrics;
 }
 
 /**
@@ -43,6 +46,7 @@ export class SharedModule {
         { provide: STORAGE, useValue: deps.storage },
         { provide: IMPORT_QUEUE, useValue: deps.importQueue },
         { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
+        { provide: CoreMetrics, useValue: deps.metrics ?? new CoreMetrics() },
         { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
         LookupsRepository,
       ],

@@ -4,22 +4,30 @@ import type { Redis } from 'ioredis';
  * Failed authentications per client address per clock minute, counted in Redis so that every
  * gateway replica sees the same count. Past the limit an address hears 429 instead of 401, and
  * its made-up keys no longer reach api-core: guessing keys, or a flood of them, stays cheap.
+ * One key per address, passed in KEYS (Redis Cluster, docs/adr/0033): a hash of the window it
+ * counts (`w`) and the failures in it (`n`), as the rate limiter's.
  */
-const RECORD = `
+export const RECORD_FAILURE_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1])
-local window = now - (now % 60)
-local key = KEYS[1] .. ':' .. window
-local n = redis.call('INCR', key)
-if n == 1 then redis.call('EXPIRE', key, 70) end
-return {n, window + 60 - now}
+local window = tostring(now - (now % 60))
+local n
+if redis.call('HGET', KEYS[1], 'w') == window then
+  n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+else
+  redis.call('HSET', KEYS[1], 'w', window, 'n', 1)
+  redis.call('EXPIRE', KEYS[1], 70)
+  n = 1
+end
+return {n, tonumber(window) + 60 - now}
 `;
-const READ = `
+export const READ_FAILURES_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1])
-local window = now - (now % 60)
-local n = tonumber(redis.call('GET', KEYS[1] .. ':' .. window) or '0')
-return {n, window + 60 - now}
+local window = tostring(now - (now % 60))
+local n = 0
+if redis.call('HGET', KEYS[1], 'w') == window then n = tonumber(redis.call('HGET', KEYS[1], 'n')) end
+return {n, tonumber(window) + 60 - now}
 `;
 
 export interface FailureCount {
@@ -41,8 +49,8 @@ export class FailedAuthLimiter {
     /** Failures allowed per minute; 0 turns the limit off. */
     readonly limit: number,
   ) {
-    redis.defineCommand('dcAuthFailureRecord', { numberOfKeys: 1, lua: RECORD });
-    redis.defineCommand('dcAuthFailureRead', { numberOfKeys: 1, lua: READ });
+    redis.defineCommand('dcAuthFailureRecord', { numberOfKeys: 1, lua: RECORD_FAILURE_SCRIPT });
+    redis.defineCommand('dcAuthFailureRead', { numberOfKeys: 1, lua: READ_FAILURES_SCRIPT });
   }
 
   get enabled(): boolean {

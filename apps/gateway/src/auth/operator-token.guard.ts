@@ -17,11 +17,32 @@ export class OperatorToken {
   }
 
   verify(authorization: string | undefined): void {
-    const token = bearerToken(authorization);
-    if (!token || !timingSafeEqual(digest(token), this.expected)) {
+    if (!this.matches(bearerToken(authorization))) {
       throw new AppError(ErrorCode.Unauthorized, 'Missing or wrong operator token: send Authorization: Bearer <OPERATOR_TOKEN>.');
     }
   }
+
+  /**
+   * For pages a browser opens (the queue board): `Bearer <token>`, or HTTP Basic with the token as
+   * the password (any user name), since a browser can only prompt for Basic credentials.
+   */
+  acceptsBearerOrBasic(authorization: string | undefined): boolean {
+    return this.matches(bearerToken(authorization) ?? basicPassword(authorization));
+  }
+
+  private matches(token: string | null): boolean {
+    // Compared over digests of equal length, so neither the token nor its length leaks through timing.
+    return !!token && timingSafeEqual(digest(token), this.expected);
+  }
+}
+
+/** The password of an `Authorization: Basic base64(user:password)` header, or null. */
+export function basicPassword(header: string | undefined): string | null {
+  const match = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : null;
 }
 
 /** Every operator route (the listener's preParsing hook checks the token earlier, before the body is read). */

@@ -1,5 +1,6 @@
 import { AppError, AuthContext, OperatorContract, PublicContract, RpcReply } from '@dc/contracts';
 import { NatsBus } from '@dc/transport';
+import type { Histogram } from 'prom-client';
 
 /** Who a request to api-core is for: every route has a request id, public routes an authenticated caller. */
 export interface OperatorCaller {
@@ -23,15 +24,31 @@ export class CoreReply<O> {
  * success comes back as a CoreReply that CoreReplyInterceptor writes to the response.
  */
 export class CoreClient {
-  constructor(private readonly bus: NatsBus) {}
+  /** `roundTrip`: gateway_core_request_duration_seconds {pattern, outcome} (GatewayMetrics). */
+  constructor(
+    private readonly bus: NatsBus,
+    private readonly roundTrip?: Histogram<'pattern' | 'outcome'>,
+  ) {}
 
   send<I, O>(contract: PublicContract<I, O>, caller: PublicCaller, input: NoInfer<I>): Promise<CoreReply<O>>;
   send<I, O>(contract: OperatorContract<I, O>, caller: OperatorCaller, input: NoInfer<I>): Promise<CoreReply<O>>;
   async send<I, O>(contract: PublicContract<I, O> | OperatorContract<I, O>, caller: OperatorCaller | PublicCaller, input: I): Promise<CoreReply<O>> {
     const data = contract.audience === 'public' ? { auth: publicAuth(caller), input } : input;
-    const reply: RpcReply<O> = await this.bus.request<O>(contract.pattern, data, caller.requestId);
+    const started = performance.now();
+    let reply: RpcReply<O>;
+    try {
+      reply = await this.bus.request<O>(contract.pattern, data, caller.requestId);
+    } catch (err) {
+      this.observe(contract.pattern, err instanceof AppError ? err.code : 'internal_error', started);
+      throw err;
+    }
+    this.observe(contract.pattern, reply.ok ? 'ok' : reply.error.code, started);
     if (!reply.ok) throw new AppError(reply.error.code, reply.error.message, reply.error.issues, reply.error.retryAfterSeconds);
     return new CoreReply(reply.status, reply.body);
+  }
+
+  private observe(pattern: string, outcome: string, started: number): void {
+    this.roundTrip?.observe({ pattern, outcome }, (performance.now() - started) / 1000);
   }
 }
 

@@ -1,9 +1,10 @@
 import { AppError, ErrorCode, Header, ulid } from '@dc/contracts';
-import type { Logger } from '@dc/observability';
+import { runWithRequestContext, type Logger } from '@dc/observability';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IncomingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { envelope, retryAfterOf } from '../errors/envelope';
+import type { GatewayMetrics, ListenerName } from '../metrics/gateway-metrics';
 import { PLATFORM_BODY_LIMIT_BYTES } from './body-limits';
 import { lingerOverUnreadBody } from './lingering-close';
 import { parseJsonBody, rejectedBody } from './request-body';
@@ -90,16 +91,25 @@ export interface Drainable {
   startDraining(): void;
 }
 
+/** Where a listener's requests are counted (http_request_duration_seconds), under its name. */
+export interface ListenerMetrics {
+  metrics: GatewayMetrics;
+  listener: ListenerName;
+}
+
 /**
- * Request id on every response, our own JSON parser (records the body size for endpoint limits),
- * and one log line per request. Fastify-level errors (parsing, body limit) and unknown routes
- * reach the one exception filter through Nest's error and not-found handlers.
+ * Request id on every response and in every log line written while the request is handled (the
+ * request context), our own JSON parser (records the body size for endpoint limits), one log line
+ * and one latency observation per request. Fastify-level errors (parsing, body limit) and unknown
+ * routes reach the one exception filter through Nest's error and not-found handlers.
  */
-export function configureFastify(app: FastifyInstance, logger: Logger): Drainable {
+export function configureFastify(app: FastifyInstance, logger: Logger, observed?: ListenerMetrics): Drainable {
   let draining = false;
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header(Header.RequestId, String(request.id));
-    if (!draining) return done();
+    // The rest of the request (body parsing included: request-observation.spec.ts) runs inside its
+    // context: every log line written meanwhile carries its requestId.
+    if (!draining) return runWithRequestContext({ requestId: String(request.id) }, done);
     void reply.header('connection', 'close');
     sendEnvelope(reply, String(request.id), new AppError(ErrorCode.ServiceUnavailable, 'This instance is shutting down. Retry the request.'));
   });
@@ -122,13 +132,16 @@ export function configureFastify(app: FastifyInstance, logger: Logger): Drainabl
   });
 
   app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const elapsedMs = reply.elapsedTime;
+    observed?.metrics.observeRequest(observed.listener, request.method, route, reply.statusCode, elapsedMs / 1000);
     logger.info(
       {
         requestId: request.id,
         method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
+        route,
         status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ms: Math.round(elapsedMs * 10) / 10,
         apiKeyId: request.caller?.apiKeyId,
       },
       'request',

@@ -75,7 +75,7 @@ export type ClaimResult =
 
 // Complete or release only while we still hold the claim (our token): a lease that expired and was
 // taken over by another request must not be overwritten.
-const COMPLETE = `
+export const IDEMPOTENCY_COMPLETE_SCRIPT = `
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
 if string.sub(v, 1, 1) ~= '{' then return 0 end
@@ -96,7 +96,7 @@ export class IdempotencyStore {
     private readonly ttlSeconds: number,
     private readonly leaseMs: number,
   ) {
-    this.redis.defineCommand('dcIdemComplete', { numberOfKeys: 1, lua: COMPLETE });
+    this.redis.defineCommand('dcIdemComplete', { numberOfKeys: 1, lua: IDEMPOTENCY_COMPLETE_SCRIPT });
   }
 
   key(apiKeyId: string, idempotencyKey: string): string {

@@ -9,6 +9,7 @@ import { ImportFileError, ImportInterrupted } from '../import-errors';
 import type { ImportRecord } from '../imports.repository';
 import type { ReadMergeProgress } from '../read-merge-progress';
 import { STORAGE } from '../importer.tokens';
+import { ImporterMetrics } from '../metrics/importer-metrics';
 import type { Session } from '../sql-session';
 import { stagedRowLine } from './staged-row';
 import { StagingChunk, StagingRepository } from './staging.repository';
@@ -34,6 +35,7 @@ export class FileReader {
   constructor(
     private readonly staging: StagingRepository,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
+    private readonly metrics: ImporterMetrics,
   ) {}
 
   async read(session: Session, imp: ImportRecord, options: ReadOptions): Promise<void> {
@@ -67,6 +69,7 @@ export class FileReader {
           chunk = undefined;
           inChunk = 0;
           await committing.commit(imp.id, lastRow, false);
+          this.metrics.rows.inc(options.chunkRows);
           options.progress.stagedTo(lastRow, false);
           await options.progress.untilMergerCatchesUp();
           if (options.progress.halted) throw new ImportInterrupted();
@@ -76,6 +79,7 @@ export class FileReader {
       const last = chunk ?? (await this.staging.begin(session));
       chunk = undefined;
       await last.commit(imp.id, lastRow, true);
+      this.metrics.rows.inc(inChunk);
     } catch (err) {
       parser.destroy();
       await chunk?.abort();

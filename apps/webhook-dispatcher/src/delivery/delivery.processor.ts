@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { DeliveryJob, WEBHOOK_DELIVERIES_QUEUE } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import type { Logger } from '@dc/observability';
+import { runInJobContext, type Logger } from '@dc/observability';
 import { AttemptOutcome, SecretBox, WebhookHttpClient } from '@dc/webhooks';
 import { DelayedError, Job } from 'bullmq';
 import { CONFIG, LOGGER } from '../dispatcher.tokens';
@@ -99,7 +99,13 @@ export class DeliveryProcessor extends WorkerHost {
     await this.running;
   }
 
+  /** Every log line of the job carries the request id that wrote the event, the job id and the delivery id. */
   async process(job: Job<DeliveryJob>, token?: string): Promise<void> {
+    const { deliveryId, requestId } = job.data;
+    return runInJobContext(requestId, { jobId: String(job.id), deliveryId }, () => this.processInContext(job, token));
+  }
+
+  private async processInContext(job: Job<DeliveryJob>, token?: string): Promise<void> {
     const { webhookId } = job.data;
     // The slot is taken before the first await: jobs started together cannot all pass the cap.
     const slot = this.fairness.reserve(webhookId);

@@ -1,12 +1,18 @@
 import { DispatcherMetrics } from './dispatcher-metrics';
 
+/** A queue as registerQueueDepth reads it: counts by state and the oldest waiting job. */
+function queueWith(counts: Record<string, number>, oldestWaitingAgeMs?: number) {
+  return {
+    name: 'webhook-deliveries',
+    getJobCounts: async () => counts,
+    getJobs: async () => (oldestWaitingAgeMs === undefined ? [] : [{ timestamp: Date.now() - oldestWaitingAgeMs }]),
+  };
+}
+
 describe('DispatcherMetrics', () => {
   it('exports every delivery outcome from the start, and the scrape-time gauges from their sources', async () => {
     const metrics = new DispatcherMetrics();
-    metrics.readFrom({
-      queueCounts: async () => ({ waiting: 3, delayed: 2, active: 1, failed: 0 }),
-      relayLagSeconds: async () => 1.5,
-    });
+    metrics.readFrom({ queue: queueWith({ waiting: 3, delayed: 2, active: 1, failed: 0, prioritized: 0 }, 90_000), relayLagSeconds: async () => 1.5 });
     metrics.delivery('succeeded');
     metrics.attempt('timeout', 10_000);
     const { body, contentType } = await metrics.exposition();
@@ -14,20 +20,29 @@ describe('DispatcherMetrics', () => {
     expect(body).toContain('webhook_deliveries_total{outcome="succeeded"} 1');
     expect(body).toContain('webhook_deliveries_total{outcome="cancelled"} 0');
     expect(body).toContain('webhook_attempt_duration_seconds_count{outcome="timeout"} 1');
-    expect(body).toContain('webhook_queue_jobs{state="waiting"} 3');
-    expect(body).toContain('webhook_queue_jobs{state="delayed"} 2');
+    expect(body).toContain('queue_jobs{queue="webhook-deliveries",state="waiting"} 3');
+    expect(body).toContain('queue_jobs{queue="webhook-deliveries",state="delayed"} 2');
+    expect(body).toMatch(/queue_oldest_waiting_seconds\{queue="webhook-deliveries"\} (89|9\d)(\.\d+)?\n/);
     expect(body).toContain('webhook_relay_lag_seconds 1.5');
     expect(body).toContain('webhook_relay_events_total 0');
+    expect(body).toContain('process_cpu_seconds_total');
   });
 
-  it('a source that fails leaves its gauge out of that scrape instead of failing it', async () => {
+  it('an empty queue has no oldest waiting job: 0', async () => {
     const metrics = new DispatcherMetrics();
-    metrics.readFrom({
-      queueCounts: async () => {
-        throw new Error('redis down');
-      },
-      relayLagSeconds: async () => 0,
-    });
-    await expect(metrics.exposition()).resolves.toMatchObject({ body: expect.stringContaining('webhook_relay_lag_seconds 0') });
+    metrics.readFrom({ queue: queueWith({ waiting: 0 }), relayLagSeconds: async () => 0 });
+    expect((await metrics.exposition()).body).toContain('queue_oldest_waiting_seconds{queue="webhook-deliveries"} 0\n');
+  });
+
+  it('a source that fails leaves its gauges out of that scrape instead of failing it', async () => {
+    const metrics = new DispatcherMetrics();
+    const down = async () => {
+      throw new Error('redis down');
+    };
+    metrics.readFrom({ queue: { name: 'webhook-deliveries', getJobCounts: down, getJobs: down }, relayLagSeconds: async () => 0 });
+    const { body } = await metrics.exposition();
+    expect(body).toContain('webhook_relay_lag_seconds 0');
+    expect(body).not.toMatch(/^queue_jobs\{/m);
+    expect(body).not.toMatch(/^queue_oldest_waiting_seconds\{/m);
   });
 });

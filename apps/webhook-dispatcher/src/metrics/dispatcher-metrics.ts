@@ -1,5 +1,6 @@
+import { createMetricsRegistry, metricsSourceOf, ObservedQueue, registerQueueDepth } from '@dc/observability';
 import type { AttemptErrorClass } from '@dc/webhooks';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 /** How a delivery's step ended, as counted by webhook_deliveries_total. */
 export type DeliveryOutcome = 'succeeded' | 'failed' | 'retry' | 'cancelled';
@@ -8,22 +9,21 @@ export type AttemptOutcomeLabel = 'success' | AttemptErrorClass;
 
 const DELIVERY_OUTCOMES: DeliveryOutcome[] = ['succeeded', 'failed', 'retry', 'cancelled'];
 const ATTEMPT_OUTCOMES: AttemptOutcomeLabel[] = ['success', 'http_status', 'timeout', 'connection', 'dns', 'tls', 'refused_address', 'refused_scheme'];
-const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
 
 /** What the scrape-time gauges read (the queue in Redis, the outbox in Postgres). */
 export interface MetricsSources {
-  queueCounts: () => Promise<Record<QueueState, number>>;
+  queue: ObservedQueue;
   relayLagSeconds: () => Promise<number>;
 }
 
 /**
  * Prometheus metrics of the webhook dispatcher, served at GET /metrics on its health port
- * (docs/adr/0020): deliveries by outcome, attempt latency by outcome, queue depth by state, events
- * relayed and the relay's lag, plus the process defaults (CPU, memory, event-loop lag).
+ * (docs/adr/0020, docs/observability.md): deliveries by outcome, attempt latency by outcome, the
+ * queue's depth by state and its oldest waiting job (registerQueueDepth), events relayed and the
+ * relay's lag, plus the process defaults (CPU, memory, event-loop lag).
  */
 export class DispatcherMetrics {
-  readonly registry = new Registry();
+  readonly registry = createMetricsRegistry();
 
   readonly deliveries = new Counter({
     name: 'webhook_deliveries_total',
@@ -53,18 +53,6 @@ export class DispatcherMetrics {
     registers: [this.registry],
   });
 
-  readonly queueJobs: Gauge<'state'> = new Gauge({
-    name: 'webhook_queue_jobs',
-    help: 'Jobs of the webhook-deliveries queue by state (shared by all dispatchers), read from Redis at scrape time.',
-    labelNames: ['state'],
-    registers: [this.registry],
-    collect: async () => {
-      const counts = await this.sources?.queueCounts().catch(() => null);
-      if (!counts) return;
-      for (const state of QUEUE_STATES) this.queueJobs.set({ state }, counts[state] ?? 0);
-    },
-  });
-
   readonly relayLag: Gauge = new Gauge({
     name: 'webhook_relay_lag_seconds',
     help: 'Age of the oldest outbox event not yet relayed (0 when the relay is caught up), read from Postgres at scrape time.',
@@ -78,7 +66,6 @@ export class DispatcherMetrics {
   private sources?: MetricsSources;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
     // Every outcome is exported from the start (at 0), so rates and alerts see the series at once.
     for (const outcome of DELIVERY_OUTCOMES) this.deliveries.inc({ outcome }, 0);
     for (const outcome of ATTEMPT_OUTCOMES) this.attemptDuration.zero({ outcome });
@@ -88,6 +75,7 @@ export class DispatcherMetrics {
   /** Where the scrape-time gauges read from; until set, they report nothing. */
   readFrom(sources: MetricsSources): void {
     this.sources = sources;
+    registerQueueDepth(this.registry, [sources.queue]);
   }
 
   delivery(outcome: DeliveryOutcome): void {
@@ -102,7 +90,7 @@ export class DispatcherMetrics {
     this.attemptDuration.observe({ outcome }, durationMs / 1000);
   }
 
-  async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  exposition(): Promise<{ contentType: string; body: string }> {
+    return metricsSourceOf(this.registry)();
   }
 }

@@ -88,7 +88,8 @@ export class RelayRepository {
           FOR UPDATE SKIP LOCKED
         ) todo
         WHERE d.id = todo.id
-        RETURNING d.id AS "deliveryId", d.webhook_id AS "webhookId", d.series`;
+        RETURNING d.id AS "deliveryId", d.webhook_id AS "webhookId", d.series,
+          (SELECT e.request_id FROM outbox_events e WHERE e.id = d.event_id) AS "requestId"`;
       if (jobs.length > 0) await enqueue(jobs);
       return jobs.length;
     });

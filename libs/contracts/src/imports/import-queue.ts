@@ -4,4 +4,6 @@ export const IMPORTS_QUEUE = 'imports';
 /** Everything else (file, mapping, mode, progress) is read from the imports row when the job runs. */
 export interface ImportJob {
   importId: string;
+  /** The request that created the import (absent for a job the repair enqueued): the worker logs under it. */
+  requestId?: string;
 }

@@ -10,6 +10,8 @@ export interface DeliveryJob {
   deliveryId: string;
   webhookId: string;
   series: number;
+  /** The request that wrote the delivery's event (null when unknown): the worker logs under it. */
+  requestId?: string | null;
 }
 
 /**
