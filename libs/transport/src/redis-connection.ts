@@ -32,3 +32,30 @@ export function redisOptions(server: RedisConfig, overrides: RedisOptions = {}):
 export function createRedis(server: RedisConfig, overrides: RedisOptions = {}): Redis {
   return new IORedis(redisOptions(server, overrides));
 }
+
+/**
+ * Connects a `lazyConnect` connection and waits, across ioredis's reconnection attempts, until it is
+ * ready, for at most `timeoutMs`. ioredis's own `connect()` rejects ("Connection is closed.") as soon
+ * as its first attempt closes, although it goes on retrying: a worker awaiting it exited at start-up
+ * on one connect timeout, for example while a busy machine held its event loop past
+ * REDIS_CONNECT_TIMEOUT_MS. An ended connection (quit, or a retry strategy that gave up) fails at once.
+ */
+export async function connectRedis(connection: Redis, timeoutMs: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      connection.off('ready', onReady);
+      connection.off('end', onEnd);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onEnd = () => done(new Error('the Redis connection ended before it was ready'));
+    const timer = setTimeout(() => done(new Error(`Redis not ready within ${timeoutMs} ms`)), timeoutMs);
+    connection.on('ready', onReady);
+    connection.on('end', onEnd);
+    if (connection.status === 'ready') done();
+    // Its rejection is the first closed attempt: ioredis retries, and 'ready' or 'end' decides.
+    else if (connection.status === 'wait') connection.connect().catch(() => undefined);
+  });
+}
