@@ -17,6 +17,8 @@ export const LINGER_LIMITS = { maxBytes: 16 * 1024 * 1024, maxMs: 15_000 };
  */
 export function lingerOverUnreadBody(request: IncomingMessage, reply: FastifyReply, limits = LINGER_LIMITS): void {
   if (request.complete || request.destroyed) return;
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to read.
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) return;
   if (Number(request.headers['content-length']) > limits.maxBytes) return;
   reply.removeHeader('connection');
   const socket = request.socket;
