@@ -16,7 +16,8 @@ describe('lingerOverUnreadBody', () => {
   });
 
   it('keeps the connection of an unread body it will read (Content-Length or chunked)', () => {
-    for (const headers of [{ 'content-length': '10' }, { 'transfer-encoding': 'chunked' }]) {
+    const bodies: Record<string, string>[] = [{ 'content-length': '10' }, { 'transfer-encoding': 'chunked' }];
+    for (const headers of bodies) {
       const r = reply();
       const req = request(headers);
       lingerOverUnreadBody(req, r as unknown as FastifyReply, { maxBytes: 100, maxMs: 10 });
