@@ -1,5 +1,5 @@
 import {
-  accepts, createTenant, createTestDatabase, enqueueImport, freePort, GENERATED_HEADER, generateCsv, identityMapping, OperatorClient, Stack, uploadCsv,
+  accepts, createTenant, createTestDatabase, enqueueImport, eventually, freePort, GENERATED_HEADER, generateCsv, identityMapping, OperatorClient, Stack, uploadCsv,
   waitForImport, WebhookReceiver, withDatabase,
 } from '@dc/testing';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -153,9 +153,12 @@ describe('the apps behind PgBouncer (transaction pooling for api-core and the di
       expect(paid.status).toBe(201);
       const [request] = await receiver.waitForCount(1, 30_000);
       expect(request.json<{ type: string; data: { id: string } }>()).toMatchObject({ type: 'payment.registered', data: { id: paid.body.data.id } });
-      const delivery = await withDatabase(db.url, async (c) =>
-        (await c.query(`SELECT d.status, d.attempt_count FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE e.payload->>'id' = $1`, [paid.body.data.id])).rows);
-      expect(delivery).toEqual([{ status: 'succeeded', attempt_count: 1 }]);
+      // The dispatcher records the outcome once it has read the answer: after the receiver saw the request.
+      await eventually(async () => {
+        const delivery = await withDatabase(db.url, async (c) =>
+          (await c.query(`SELECT d.status, d.attempt_count FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE e.payload->>'id' = $1`, [paid.body.data.id])).rows);
+        expect(delivery).toEqual([{ status: 'succeeded', attempt_count: 1 }]);
+      }, 10_000);
     } finally {
       await receiver.close();
     }

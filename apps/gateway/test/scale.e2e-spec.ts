@@ -170,8 +170,11 @@ describe('scale-out: 2 gateways, 3 api-cores, 2 importers, 2 dispatchers', () =>
     const received = receiver.requests.map((r) => r.json<{ id: string }>().id);
     expect(received).toHaveLength(N);
     expect(new Set(received)).toEqual(new Set(rows.map((d) => d.id)));
-    const succeeded = await Promise.all(dispatchers.map((d) => deliveriesSucceeded(d)));
-    expect(succeeded.reduce((a, b) => a + b, 0)).toBe(N);
+    // Each dispatcher counts a success once its outcome is committed: right after the row shows it.
+    await eventually(async () => {
+      const succeeded = await Promise.all(dispatchers.map((d) => deliveriesSucceeded(d)));
+      expect(succeeded.reduce((a, b) => a + b, 0)).toBe(N);
+    });
   });
 
   /** webhook_deliveries_total{outcome="succeeded"} of one dispatcher (GET /metrics on its health port). */
