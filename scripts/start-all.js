@@ -6,13 +6,16 @@
 // Once the services answer, it prints a demo API key: the one it saved in var/demo.json if that key
 // still works, otherwise a new demo organization (scripts/seed-demo.js). DEMO=false skips this.
 // Local development also lets webhooks go to receivers on this machine (http://localhost…) unless
-// WEBHOOK_ALLOW_PRIVATE_TARGETS says otherwise; the dispatcher logs a warning when it is on.
+// WEBHOOK_ALLOW_PRIVATE_TARGETS says otherwise; the dispatcher logs a warning when it is on. On a
+// terminal the services log readable lines (LOG_FORMAT=pretty) unless LOG_FORMAT says otherwise.
 require('dotenv/config');
 const { spawn } = require('node:child_process');
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 if (process.env.NODE_ENV !== 'production') process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= 'true';
+// The children write to this script's pipe, not to the terminal: ask them for readable lines here.
+if (process.env.NODE_ENV !== 'production' && process.stdout.isTTY) process.env.LOG_FORMAT ??= 'pretty';
 
 const apps = ['api-core', 'gateway', 'importer', 'webhook-dispatcher'];
 const children = apps.map((app) => {
