@@ -11,9 +11,6 @@ import { Importer } from './importer';
 import { ImporterModule } from './importer.module';
 import { ImporterMetrics } from './metrics/importer-metrics';
 
-/** How long start-up waits for Redis to be ready before the service exits (and is restarted). */
-const REDIS_STARTUP_WAIT_MS = 30_000;
-
 /**
  * importer: the BullMQ worker for CSV portfolio loads (queue "imports"), docs/adr/0022. Health,
  * readiness (postgres, redis, storage) and Prometheus metrics on HEALTH_PORT; logs `importer ready` once taking work; on
@@ -34,9 +31,8 @@ runBackgroundService('importer', async (config, logger) => {
   // duplicates it for its blocking connection, whose waits are longer than any command timeout.
   const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
   for (const connection of [redis, queueConnection]) connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  // Ready across reconnection attempts (a connect timeout while start-up keeps a busy machine's CPU
-  // is not fatal), within REDIS_STARTUP_WAIT_MS.
-  await Promise.all([connectRedis(redis, REDIS_STARTUP_WAIT_MS), connectRedis(queueConnection, REDIS_STARTUP_WAIT_MS), warm]);
+  // Ready across reconnection attempts: one connect timeout on a busy machine is not fatal.
+  await Promise.all([connectRedis(redis), connectRedis(queueConnection), warm]);
   const storage = createStorage(config);
 
   const metrics = new ImporterMetrics();

@@ -8,9 +8,6 @@ import { Dispatcher } from './dispatcher';
 import { DispatcherModule } from './dispatcher.module';
 import { DispatcherMetrics } from './metrics/dispatcher-metrics';
 
-/** How long start-up waits for Redis to be ready before the service exits (and is restarted). */
-const REDIS_STARTUP_WAIT_MS = 30_000;
-
 /**
  * webhook-dispatcher: the outbox relay and the BullMQ delivery worker (queue "webhook-deliveries"),
  * docs/adr/0020. Health, readiness (postgres, redis) and Prometheus metrics on HEALTH_PORT; logs
@@ -32,9 +29,8 @@ runBackgroundService('webhook-dispatcher', async (config, logger) => {
   // duplicates it for its blocking connection, whose waits are longer than any command timeout.
   const queueConnection = createRedis(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
   for (const connection of [redis, queueConnection]) connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  // Ready across reconnection attempts (a connect timeout while start-up keeps a busy machine's CPU
-  // is not fatal), within REDIS_STARTUP_WAIT_MS.
-  await Promise.all([connectRedis(redis, REDIS_STARTUP_WAIT_MS), connectRedis(queueConnection, REDIS_STARTUP_WAIT_MS), warm]);
+  // Ready across reconnection attempts: one connect timeout on a busy machine is not fatal.
+  await Promise.all([connectRedis(redis), connectRedis(queueConnection), warm]);
 
   const http = new WebhookHttpClient({
     timeoutMs: webhooks.attemptTimeoutMs,

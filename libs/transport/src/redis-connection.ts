@@ -33,6 +33,9 @@ export function createRedis(server: RedisConfig, overrides: RedisOptions = {}): 
   return new IORedis(redisOptions(server, overrides));
 }
 
+/** How long a service's start-up waits for Redis to be ready before it exits (and is restarted). */
+export const REDIS_STARTUP_WAIT_MS = 30_000;
+
 /**
  * Connects a `lazyConnect` connection and waits, across ioredis's reconnection attempts, until it is
  * ready, for at most `timeoutMs`. ioredis's own `connect()` rejects ("Connection is closed.") as soon
@@ -40,7 +43,7 @@ export function createRedis(server: RedisConfig, overrides: RedisOptions = {}): 
  * on one connect timeout, for example while a busy machine held its event loop past
  * REDIS_CONNECT_TIMEOUT_MS. An ended connection (quit, or a retry strategy that gave up) fails at once.
  */
-export async function connectRedis(connection: Redis, timeoutMs: number): Promise<void> {
+export async function connectRedis(connection: Redis, timeoutMs = REDIS_STARTUP_WAIT_MS): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const done = (err?: Error) => {
       clearTimeout(timer);

@@ -6,8 +6,8 @@ import { Counter, Histogram } from 'prom-client';
  * skipped (it had already ended), interrupted (the importer stopping: handed back), busy (another
  * importer holds it), retry (Postgres, Redis or the storage failed: tried again from its checkpoint).
  */
-export type ImportRunOutcome = 'completed' | 'failed' | 'skipped' | 'interrupted' | 'busy' | 'retry';
-const OUTCOMES: ImportRunOutcome[] = ['completed', 'failed', 'skipped', 'interrupted', 'busy', 'retry'];
+const OUTCOMES = ['completed', 'failed', 'skipped', 'interrupted', 'busy', 'retry'] as const;
+export type ImportRunOutcome = (typeof OUTCOMES)[number];
 
 /**
  * Prometheus metrics of the importer, served at GET /metrics on its health port
