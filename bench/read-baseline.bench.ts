@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 import { encodeCursor } from '../libs/contracts/src/pagination';
 import { batchBody, postBatch } from './baseline/batch';
 import { InspectorSession } from './baseline/cpu-profiler';
-import { cpuSeconds, RssSampler, rssMiB } from './baseline/proc';
+import { cpuSeconds, cpuSecondsByCommand, RssSampler, rssMiB } from './baseline/proc';
 import { BaselineEnv } from './baseline/protocol';
 import { baselineStatements } from './baseline/same-sql';
 import { percentile, printTable, runLoad } from './load';
@@ -17,7 +17,8 @@ import { percentile, printTable, runLoad } from './load';
 /**
  * The read API against a bare baseline of the same path, interleaved in one run (issue 13,
  * deliverable 5; bench/README.md):
- *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --rounds 5 --connections 50 --soak 60 --profile DIR]
+ *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --rounds 5 --connections 50 --soak 60 --profile DIR
+ *                             --phases empty,point,fresh,compression,stale,batch,soak]
  * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
  * Baseline: bare-gateway (Fastify → NATS) → bare-pg-service (api-core's SQL through `pg`, the
  * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
@@ -39,6 +40,11 @@ const ROUNDS = Math.max(1, numberOption('rounds', 5));
 const CONNECTIONS = Math.max(1, numberOption('connections', 50));
 const SOAK_SECONDS = numberOption('soak', 60);
 const PROFILE_DIR = option('profile');
+/** The parts to run (all by default); a subset gives quick comparisons while working, not the issue's figures. */
+const PHASES = ['empty', 'point', 'fresh', 'compression', 'stale', 'batch', 'soak'] as const;
+const chosen = (option('phases') ?? PHASES.join(',')).split(',');
+for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--phases: unknown phase "${name}" (known: ${PHASES.join(', ')})`);
+const runs = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
 const BATCH = 500;
 const LIMIT = 50;
 const WARM_UP_MS = Math.min(1, SECONDS) * 1000;
@@ -65,7 +71,12 @@ interface Run {
   bytes: number;
   /** The content-encodings answered ('identity' when none). */
   encoding: string;
+  /** CPU milliseconds per request of each process involved (the system's services, the shared servers, the load client). */
+  cpu: Record<string, number>;
 }
+
+/** The servers both systems share; their CPU per request is part of each system's cost. */
+const SHARED_SERVERS = ['postgres', 'nats-server', 'redis-server'] as const;
 
 const median = (xs: number[]) => (xs.length ? percentile(xs, 50) : Number.NaN);
 const mib = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(0));
@@ -229,7 +240,14 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const systems: Record<SystemName, string> = { [PROJECT]: stack.publicUrl, [BASELINE]: bareUrl };
 
   /** One closed-loop run at CONNECTIONS connections, with the RSS of every service sampled (unless profiled: the profiler's memory is not the service's). */
+  const services: Record<SystemName, string[]> = { [PROJECT]: ['gateway', 'api-core'], [BASELINE]: ['bare-gateway', 'bare-pg-service'] };
+  const cpuNow = (system: SystemName): Record<string, number> => ({
+    ...Object.fromEntries(services[system].map((name) => [name, cpuSeconds(pids[name])])),
+    ...cpuSecondsByCommand(SHARED_SERVERS),
+    'load client': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+  });
   const run = async (scenario: string, system: SystemName, nextPath: () => string, headers: Record<string, string>, durationMs = SECONDS * 1000, profiled = false): Promise<Run> => {
+    const cpuBefore = cpuNow(system);
     const sampler = new RssSampler(pids).start();
     let bytes = 0;
     const encodings = new Set<string>();
@@ -248,10 +266,14 @@ async function bench(cleanup: Cleanup): Promise<void> {
       if (!profiled && peak > (rssPeak.get(name)?.mib ?? 0)) rssPeak.set(name, { mib: peak, scenario });
     }
     alive();
-    return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, requests: r.requests, bytes: r.requests ? bytes / (r.requests + r.errors) : 0, encoding: [...encodings].join(', ') };
+    const cpuAfter = cpuNow(system);
+    const cpu = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, ((cpuAfter[name] - cpuBefore[name]) / Math.max(1, r.requests + r.errors)) * 1000]));
+    return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, requests: r.requests, bytes: r.requests ? bytes / (r.requests + r.errors) : 0, encoding: [...encodings].join(', '), cpu };
   };
 
   const rows: Record<string, string | number>[] = [];
+  /** Per scenario and system: median CPU ms per request of each process. */
+  const cpuRows: Record<string, string | number>[] = [];
   /** Warm-up of each system, then ROUNDS × (project run, baseline run); a row of medians. */
   const scenario = async (name: string, kind: 'page' | 'point', paths: Record<SystemName, () => string>, profileAs?: string) => {
     for (const system of [PROJECT, BASELINE] as const) await run(name, system, paths[system], auth, WARM_UP_MS);
@@ -278,6 +300,11 @@ async function bench(cleanup: Cleanup): Promise<void> {
       target: kind === 'page' ? `≥ ${PAGE_MIN_RPS}×, p99 ≤ ${PAGE_MAX_P99}×` : `≥ ${POINT_MIN_RPS}×`,
       result: errors ? 'FAIL (errors)' : pass ? 'PASS' : 'FAIL',
     });
+    for (const system of [PROJECT, BASELINE] as const) {
+      const names = Object.keys(runs[system][0].cpu);
+      const per = Object.fromEntries(names.map((n) => [n, median(runs[system].map((r) => r.cpu[n]))]));
+      cpuRows.push({ scenario: name, system, ...Object.fromEntries(names.map((n) => [n, num(per[n], 3)])), total: num(Object.values(per).reduce((a, b) => a + b, 0), 3) });
+    }
     log(`  ${name}: project ${num(m(PROJECT, 'rps'), 0)} req/s (p99 ${num(m(PROJECT, 'p99'))} ms), baseline ${num(m(BASELINE, 'rps'), 0)} req/s (p99 ${num(m(BASELINE, 'p99'))} ms)`);
     if (PROFILE_DIR && profileAs) await profileRun(name, paths[PROJECT], profileAs);
   };
@@ -327,21 +354,23 @@ async function bench(cleanup: Cleanup): Promise<void> {
 
   // 1. Empty statistics: the state right after the load (never analysed).
   await statistics('after the load');
-  await pagePhase('empty', undefined, firstIds);
-  const randomId = () => firstIds[Math.floor(Math.random() * firstIds.length)];
-  await sameBytes('by id', `/public/v1/debtors/${firstIds[0]}`);
-  await scenario('GET /debtors/{id} (random)', 'point', both(() => `/public/v1/debtors/${randomId()}`));
-  await scenario('GET /me (baseline: static NATS reply)', 'point', both(() => '/public/v1/me'));
+  if (runs('empty')) await pagePhase('empty', undefined, firstIds);
+  if (runs('point')) {
+    const randomId = () => firstIds[Math.floor(Math.random() * firstIds.length)];
+    await sameBytes('by id', `/public/v1/debtors/${firstIds[0]}`);
+    await scenario('GET /debtors/{id} (random)', 'point', both(() => `/public/v1/debtors/${randomId()}`), 'by-id');
+    await scenario('GET /me (baseline: static NATS reply)', 'point', both(() => '/public/v1/me'));
+  }
 
   // 2. Fresh statistics.
   await withDatabase(stack.databaseUrl, (db) => db.query('ANALYZE'));
   await statistics('after ANALYZE');
-  await pagePhase('fresh', undefined, firstIds);
+  if (runs('fresh')) await pagePhase('fresh', undefined, firstIds);
 
   // Compression (project only), with fresh statistics: identity, gzip, br interleaved.
   const encodings = ['identity', 'gzip', 'br'] as const;
   const compression = new Map<string, { runs: Run[]; cpu: number[] }>(encodings.map((e) => [e, { runs: [], cpu: [] }]));
-  for (let round = -1; round < ROUNDS; round++) {
+  for (let round = -1; runs('compression') && round < ROUNDS; round++) {
     for (const encoding of encodings) {
       const headers = encoding === 'identity' ? auth : { ...auth, 'accept-encoding': encoding };
       const entry = compression.get(encoding)!;
@@ -354,39 +383,43 @@ async function bench(cleanup: Cleanup): Promise<void> {
   }
 
   // 3. Stale statistics: a second portfolio of the same size loaded after the ANALYZE, read by portfolioId.
-  const secondPortfolio = await newPortfolio('Portfolio 2');
-  const secondIds = await load(secondPortfolio, 'b');
-  await statistics('after the second load');
-  await pagePhase('stale', secondPortfolio, secondIds);
+  if (runs('stale')) {
+    const secondPortfolio = await newPortfolio('Portfolio 2');
+    const secondIds = await load(secondPortfolio, 'b');
+    await statistics('after the second load');
+    await pagePhase('stale', secondPortfolio, secondIds);
+  }
 
   // Batch latency (project only), in a portfolio of its own.
-  const batchPortfolio = await newPortfolio('Portfolio 3');
-  for (const warm of ['w0', 'w1']) await postBatch(writer, tenant.key, batchPortfolio, batchBody(warm, BATCH));
-  const batches = Array.from({ length: Math.max(5, ROUNDS) }, (_, i) => batchBody(`n${i}`, BATCH));
-  for (const [name, expect] of [[`batch ${BATCH} × 2 debts × 2 phones, new`, 'created'], [`the same ${BATCH} resent (all updates)`, 'updated']] as const) {
-    const times: number[] = [];
-    for (const body of batches) {
-      const r = await postBatch(writer, tenant.key, batchPortfolio, body);
-      if (r[expect] !== BATCH) throw new Error(`${name}: expected ${BATCH} ${expect}, got ${r.created} created / ${r.updated} updated`);
-      times.push(r.ms);
+  if (runs('batch')) {
+    const batchPortfolio = await newPortfolio('Portfolio 3');
+    for (const warm of ['w0', 'w1']) await postBatch(writer, tenant.key, batchPortfolio, batchBody(warm, BATCH));
+    const batches = Array.from({ length: Math.max(5, ROUNDS) }, (_, i) => batchBody(`n${i}`, BATCH));
+    for (const [name, expect] of [[`batch ${BATCH} × 2 debts × 2 phones, new`, 'created'], [`the same ${BATCH} resent (all updates)`, 'updated']] as const) {
+      const times: number[] = [];
+      for (const body of batches) {
+        const r = await postBatch(writer, tenant.key, batchPortfolio, body);
+        if (r[expect] !== BATCH) throw new Error(`${name}: expected ${BATCH} ${expect}, got ${r.created} created / ${r.updated} updated`);
+        times.push(r.ms);
+      }
+      const p50 = median(times);
+      rows.push({
+        scenario: `${name} (${times.length} requests, client wall time)`,
+        'project req/s': '—',
+        'p50 ms': p50,
+        'p99 ms': percentile(times, 99),
+        ...Object.fromEntries(['baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'req/s ratio', 'p99 ratio'].map((c) => [c, '—'])),
+        errors: 0,
+        target: `median ≤ ${BATCH_MAX_MS} ms`,
+        result: p50 <= BATCH_MAX_MS ? 'PASS' : 'FAIL',
+      });
     }
-    const p50 = median(times);
-    rows.push({
-      scenario: `${name} (${times.length} requests, client wall time)`,
-      'project req/s': '—',
-      'p50 ms': p50,
-      'p99 ms': percentile(times, 99),
-      ...Object.fromEntries(['baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'req/s ratio', 'p99 ratio'].map((c) => [c, '—'])),
-      errors: 0,
-      target: `median ≤ ${BATCH_MAX_MS} ms`,
-      result: p50 <= BATCH_MAX_MS ? 'PASS' : 'FAIL',
-    });
   }
 
   // Soak: first pages on the project, RSS of gateway and api-core along the way.
   const soak: { s: number; gateway: number; core: number }[] = [];
   let soakRps = Number.NaN;
-  if (SOAK_SECONDS > 0) {
+  if (SOAK_SECONDS > 0 && runs('soak')) {
     const started = performance.now();
     const sample = () => soak.push({ s: Math.round((performance.now() - started) / 1000), gateway: rssMiB(gateway.pid), core: rssMiB(core.pid) });
     const timers = [0, 0.25, 0.5, 0.75].map((f) => setTimeout(sample, f * SOAK_SECONDS * 1000));
@@ -402,6 +435,14 @@ async function bench(cleanup: Cleanup): Promise<void> {
     rows,
   );
   printTable(
+    'CPU milliseconds per request, per process (medians of the same runs; shared servers: all their processes, whichever system loads them)',
+    cpuRows.map((row) => {
+      const [gatewayName, serviceName] = services[row.system as SystemName];
+      const { scenario: name, system, total, ...cpu } = row;
+      return { scenario: name, system, 'gateway (edge)': cpu[gatewayName], 'service': cpu[serviceName], ...Object.fromEntries(SHARED_SERVERS.map((n) => [n, cpu[n]])), 'load client': cpu['load client'], total };
+    }),
+  );
+  printTable(
     `RSS per service, highest sample (every 500 ms) over all measured runs${PROFILE_DIR ? ' (with --profile: includes what the inspector keeps; measure memory without it)' : ''}`,
     Object.keys(processes).map((name) => {
       const peak = rssPeak.get(name);
@@ -410,7 +451,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     }),
   );
   const identity = compression.get('identity')!;
-  printTable(
+  if (runs('compression')) printTable(
     `Compression (project only): first page with fresh statistics, ${CONNECTIONS} connections, medians of ${ROUNDS} interleaved rounds`,
     encodings.map((encoding) => {
       const c = compression.get(encoding)!;

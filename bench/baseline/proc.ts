@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident set size of a process in MiB (VmRSS, /proc/<pid>/status), or NaN when it is gone. */
 export function rssMiB(pid: number): number {
@@ -59,4 +59,24 @@ export class RssSampler {
       if (!Number.isNaN(mib)) this.peaks.set(name, Math.max(this.peaks.get(name) ?? 0, mib));
     }
   }
+}
+
+/**
+ * CPU seconds used so far by every process whose command name (/proc/<pid>/stat, at most 15
+ * characters) is one of `names`, summed per name: the shared servers (postgres backends,
+ * nats-server, redis-server), whose work per request counts as much as the services'.
+ */
+export function cpuSecondsByCommand(names: readonly string[]): Record<string, number> {
+  const totals: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (command in totals) totals[command] += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return totals;
 }

@@ -8,8 +8,10 @@ import { createStorage } from '@dc/storage';
 import { createRedis, NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
 import { AppModule } from './app.module';
+import { HANDLER_CLASSES } from './features';
 import { CoreMetrics } from './metrics/core-metrics';
 import { PostgresGate } from './postgres-gate';
+import { RpcDispatcher } from './rpc/rpc-dispatcher';
 
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
 async function main(): Promise<void> {
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });
+  // Each request runs straight on its handler (RpcDispatcher): Nest builds them, the server calls them.
+  server.dispatchWith(new RpcDispatcher(logger, metrics).register(HANDLER_CLASSES, (cls) => app.get(cls)).dispatcher());
   const health = new HealthServer(
     {
       postgres: () => database.ping(),

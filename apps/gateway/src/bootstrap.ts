@@ -48,7 +48,7 @@ async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
   const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
-  const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true };
   const redis = createRedis(config.redis, { ...edgeRedisOptions, commandTimeout: config.redis.commandTimeoutMs });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   // Idempotency-Key records: in a Redis of their own when IDEMPOTENCY_REDIS_URL is set (docs/adr/0027).

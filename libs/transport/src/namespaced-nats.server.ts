@@ -33,6 +33,18 @@ export interface NamespacedNatsOptions extends NatsAccess {
 const json = JSONCodec<unknown>();
 
 /**
+ * Runs a request's handler and gives its reply, or undefined when no handler serves the pattern
+ * (api-core's RpcDispatcher). Must not reject: failures are replies.
+ */
+export type RpcDispatch = (pattern: string, data: unknown) => Promise<RpcReply> | undefined;
+
+/** NestJS's request packet (what NatsBus sends): `id` names the reply; a packet without one is an event. */
+interface RequestPacket {
+  id?: string;
+  data?: unknown;
+}
+
+/**
  * NestJS's NATS server with these additions: subjects carry the deployment's namespace; each
  * message is handled inside a request context holding the caller's request id and deadline (NATS
  * headers set by the gateway), so every log line of the handler carries the id; a request whose
@@ -55,6 +67,7 @@ export class NamespacedNatsServer extends ServerNats {
   private onIdle?: () => void;
   /** How each request in flight is counted out, until its publisher takes that over. */
   private readonly finishers = new WeakMap<Msg, () => void>();
+  private dispatch?: RpcDispatch;
 
   constructor(private readonly namespaced: NamespacedNatsOptions) {
     super({
@@ -70,6 +83,15 @@ export class NamespacedNatsServer extends ServerNats {
   override bindEvents(client: NatsConnection): void {
     this.connection = client;
     if (this.member) this.subscribeAll(client);
+  }
+
+  /**
+   * Requests go straight to `dispatch` instead of through Nest's per-message pipeline (rxjs,
+   * interceptor and pipe consumers); Nest's handlers still decide which subjects are subscribed.
+   * Set before the server listens.
+   */
+  dispatchWith(dispatch: RpcDispatch): void {
+    this.dispatch = dispatch;
   }
 
   /** Requests taken and not yet answered (api_core_rpc_in_flight). */
@@ -127,7 +149,8 @@ export class NamespacedNatsServer extends ServerNats {
     try {
       return await runWithRequestContext({ requestId, deadline }, async () => {
         const message = await this.decoded(natsMsg, requestId, channel);
-        return message && super.handleMessage(channel, message);
+        if (!message) return undefined;
+        return this.dispatch ? await this.dispatched(channel, message, this.dispatch) : await super.handleMessage(channel, message);
       });
     } finally {
       // Unless a publisher took it over (getPublisher), the request ends here (an event, a failure,
@@ -137,6 +160,28 @@ export class NamespacedNatsServer extends ServerNats {
         finish();
       }
     }
+  }
+
+  /**
+   * A request run by `dispatch` and answered here, in the wire format Nest's publisher would use
+   * (a read's JSON bytes as the whole message). An event (no id) or a pattern `dispatch` does not
+   * serve goes to Nest.
+   */
+  private async dispatched(channel: string, natsMsg: Msg, dispatch: RpcDispatch): Promise<unknown> {
+    let packet: RequestPacket;
+    try {
+      packet = json.decode(natsMsg.data) as RequestPacket;
+    } catch {
+      // Signed by a trusted sender yet not JSON: a bug of the sender, answered rather than dropped.
+      this.answer(natsMsg, undefined, { ok: false, error: { code: ErrorCode.InternalError, message: 'The request could not be completed.' } });
+      return undefined;
+    }
+    const pending = packet.id === undefined ? undefined : dispatch(channel, packet.data);
+    if (!pending) return super.handleMessage(channel, natsMsg);
+    const reply = await pending;
+    if (reply.ok && reply.body instanceof JsonBytes) return this.answerWithBytes(natsMsg, reply.status, reply.body);
+    this.answer(natsMsg, packet.id, reply);
+    return undefined;
   }
 
   /**

@@ -17,7 +17,7 @@ export function withStatus<O>(status: number, body: O): StatusReply<O> {
   return new StatusReply(status, body);
 }
 
-/** A read contract's handler returns the body (RpcReplyInterceptor serialises it once) or its JsonBytes. */
+/** A read contract's handler returns the body (RpcDispatcher serialises it once) or its JsonBytes. */
 type Answer<O> = O extends JsonBytes<infer V> ? V | O : O;
 type Result<O> = Answer<O> | StatusReply<Answer<O>> | Promise<Answer<O> | StatusReply<Answer<O>>>;
 
@@ -33,7 +33,7 @@ export type HandlerOf<C> =
  * Binds a method to an RPC contract: subscribes it to the contract's pattern and hands it the typed
  * input (and, for public contracts, the caller). The method's type is checked against the contract,
  * so a handler that expects another payload or returns another body does not compile. The reply's
- * status and envelope are added by RpcReplyInterceptor from the contract.
+ * status and envelope are added by RpcDispatcher from the contract.
  */
 export function Handles<C extends AnyContract>(contract: C) {
   return (target: object, key: string | symbol, descriptor: { value?: HandlerOf<C> }): void => {

@@ -1,5 +1,4 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import { ErasureTombstones, type ImportJob } from '@dc/contracts';
@@ -8,7 +7,6 @@ import type { ObjectStorage } from '@dc/storage';
 import { NatsBus } from '@dc/transport';
 import type { Queue } from 'bullmq';
 import { CoreMetrics } from '../metrics/core-metrics';
-import { RpcReplyInterceptor } from '../rpc/rpc-reply.interceptor';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE, TRANSACTIONS } from '../tokens';
 import { LookupsRepository } from './lookups.repository';
 
@@ -29,7 +27,7 @@ export interface ApiCoreDependencies {
 /**
  * What every feature module may inject without importing it: the process-wide objects (the file
  * storage, the import queue and the erasure tombstones among them), the transaction runner (TRANSACTIONS), the shared
- * lookups, and the reply interceptor of every handler.
+ * lookups. (Each request's reply is made by RpcDispatcher, outside Nest's pipeline.)
  */
 @Global()
 @Module({})
@@ -47,7 +45,6 @@ export class SharedModule {
         { provide: IMPORT_QUEUE, useValue: deps.importQueue },
         { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         { provide: CoreMetrics, useValue: deps.metrics ?? new CoreMetrics() },
-        { provide: APP_INTERCEPTOR, useClass: RpcReplyInterceptor },
         LookupsRepository,
       ],
       exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, ErasureTombstones, LookupsRepository],
