@@ -47,7 +47,7 @@ export default [
       'apps/api-core/src/**/*.repository.ts',
       'apps/api-core/src/main.ts',
       'apps/api-core/src/shared/shared.module.ts',
-      'apps/api-core/src/rpc/rpc-reply.interceptor.ts',
+      'apps/api-core/src/rpc/rpc-dispatcher.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
