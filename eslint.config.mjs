@@ -39,8 +39,8 @@ export default [
   {
     // One home per kind of code in api-core (docs/architecture.md): SQL lives in repositories, so only
     // `*.repository.ts` files import the database library (or Prisma, or pg). Besides them, only the
-    // wiring that builds or hands out the Database (main.ts, shared/shared.module.ts) and the reply
-    // interceptor (isTransientDatabaseError: a statement the database cut off is a 503). Types are
+    // wiring that builds or hands out the Database (main.ts, shared/shared.module.ts) and the RPC
+    // dispatcher (isTransientDatabaseError: a statement the database cut off is a 503). Types are
     // free everywhere: services hold a `Tx` and run `Transactions.transaction()` without any SQL.
     files: ['apps/api-core/src/**/*.ts'],
     ignores: [
