@@ -1,5 +1,5 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import type { Logger } from '@dc/observability';
 import { AuthGuard } from './auth/auth.guard';
@@ -9,7 +9,6 @@ import { ScopeGuard } from './auth/scope.guard';
 import { CoreClient } from './core-client/core-client';
 import { CoreReplyInterceptor } from './core-client/core-reply.interceptor';
 import { AppExceptionFilter } from './errors/app-exception.filter';
-import { RequestInputInterceptor } from './http/request-input.interceptor';
 import { createValidationPipe } from './http/validation.pipe';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
@@ -42,7 +41,6 @@ function shared(deps: GatewayDependencies) {
     { provide: GatewayMetrics, useValue: deps.metrics },
     { provide: APP_FILTER, useClass: AppExceptionFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: RequestInputInterceptor },
   ];
 }
 

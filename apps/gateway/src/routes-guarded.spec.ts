@@ -3,6 +3,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
 import { REQUIRED_SCOPE, ScopeGuard } from './auth/scope.guard';
 import { CoreReplyInterceptor } from './core-client/core-reply.interceptor';
+import { RequestInputGuard } from './http/request-input.guard';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OPERATOR_CONTROLLERS } from './operator';
 import { PUBLIC_CONTROLLERS } from './public';
@@ -23,7 +24,7 @@ describe('no route is unguarded', () => {
     expect(route).toBeDefined();
     expect(Reflect.getMetadata(REQUIRED_SCOPE, handler)).toBe(route!.scope);
     // The guards in their fixed order, nothing else: no guard added or reordered beside @PublicRoute.
-    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([AuthGuard, RateLimitGuard, ScopeGuard, ...(route!.sizeLimit ? [route!.sizeLimit] : [])]);
+    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([AuthGuard, RateLimitGuard, ScopeGuard, ...(route!.sizeLimit ? [route!.sizeLimit] : []), RequestInputGuard]);
     expect(Reflect.getMetadata(INTERCEPTORS_METADATA, handler)).toEqual([...(route!.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor]);
     expect(Reflect.getMetadata(HTTP_CODE_METADATA, handler)).toBe(route!.rpc.status);
   });
@@ -31,6 +32,8 @@ describe('no route is unguarded', () => {
   it.each(OPERATOR_CONTROLLERS.map((c) => [c.name, c] as const))('%s is behind the operator token', (_name, controller) => {
     expect(Reflect.getMetadata(GUARDS_METADATA, controller)).toContain(OperatorTokenGuard);
     expect(routeHandlers(controller).length).toBeGreaterThan(0);
+    // The request's input is judged after the token, on every route.
+    for (const [, handler] of routeHandlers(controller)) expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([RequestInputGuard]);
   });
 
   it('operator controllers are named apart from public ones', () => {

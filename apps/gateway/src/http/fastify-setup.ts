@@ -115,7 +115,7 @@ export function configureFastify(app: FastifyInstance, logger: Logger, observed?
   });
 
   app.removeAllContentTypeParsers();
-  // Bodies that cannot be accepted are refused after the guards (request-body.ts, RequestInputInterceptor).
+  // Bodies that cannot be accepted are refused after the guards (request-body.ts, RequestInputGuard).
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, guarded(parseJsonBody));
   app.addContentTypeParser('*', { parseAs: 'buffer' }, guarded(() => rejectedBody(AppError.validation('Content-Type must be application/json.'))));
 

@@ -20,7 +20,7 @@ export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
  */
 class DtoValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata) {
-    // Unreadable bodies and NUL characters were refused before (RequestInputInterceptor).
+    // Unreadable bodies and NUL characters were refused before (RequestInputGuard).
     // A missing body is validated as an empty object, so the client hears which fields are required.
     return super.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
   }

@@ -1,13 +1,15 @@
-import { applyDecorators, HttpCode, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, HttpCode, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { AnyContract } from '@dc/contracts';
 import { CoreReplyInterceptor } from '../core-client/core-reply.interceptor';
+import { RequestInputGuard } from '../http/request-input.guard';
 import { RouteMethod, routeMethod } from './route-method';
 
 
 /**
  * The one decorator of an operator route: method, path and the contract whose `status` is the success
- * status. The operator token is checked by the controller-level OperatorTokenGuard (before the body).
+ * status. The operator token is checked by the controller-level OperatorTokenGuard (before the body),
+ * then the request's input (RequestInputGuard).
  */
 export function OperatorRoute(method: RouteMethod, path: string, rpc: AnyContract): MethodDecorator {
-  return applyDecorators(routeMethod(method, path), HttpCode(rpc.status), UseInterceptors(CoreReplyInterceptor));
+  return applyDecorators(routeMethod(method, path), HttpCode(rpc.status), UseGuards(RequestInputGuard), UseInterceptors(CoreReplyInterceptor));
 }

@@ -3,6 +3,7 @@ import type { AnyContract, Scope } from '@dc/contracts';
 import { AuthGuard } from '../auth/auth.guard';
 import { REQUIRED_SCOPE, ScopeGuard } from '../auth/scope.guard';
 import { CoreReplyInterceptor } from '../core-client/core-reply.interceptor';
+import { RequestInputGuard } from '../http/request-input.guard';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { RATE_COST, RateCostFn } from '../rate-limit/rate-cost';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
@@ -32,12 +33,12 @@ export interface PublicRouteOptions {
 /**
  * The one decorator of a public route. Its policies always run in this order, whatever the order of
  * the options: authentication, rate limit (charged even if the request is refused later, so every
- * response carries the consumption headers; with the route's cost), scope, size limit; then the
- * global input checks, the Idempotency-Key interceptor, the validation pipe and the handler, whose
+ * response carries the consumption headers; with the route's cost), scope, size limit, the request's
+ * input (RequestInputGuard); then the Idempotency-Key interceptor, the validation pipe and the handler, whose
  * CoreReply sets the status. A unit test checks that every public route carries it.
  */
 export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
-  const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : [])];
+  const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : []), RequestInputGuard];
   const interceptors = [...(options.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor];
   return applyDecorators(
     routeMethod(options.method, options.path ?? ''),
