@@ -18,7 +18,7 @@ import { percentile, printTable, runLoad } from './load';
  * The read API against a bare baseline of the same path, interleaved in one run (issue 13,
  * deliverable 5; bench/README.md):
  *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --rounds 5 --connections 50 --soak 60 --profile DIR
- *                             --phases empty,point,fresh,compression,stale,batch,soak]
+ *                             --phases empty,point,fresh,compression,stale,batch,soak --project-env K=V,K=V]
  * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
  * Baseline: bare-gateway (Fastify → NATS) → bare-pg-service (api-core's SQL through `pg`, the
  * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
@@ -45,6 +45,13 @@ const PHASES = ['empty', 'point', 'fresh', 'compression', 'stale', 'batch', 'soa
 const chosen = (option('phases') ?? PHASES.join(',')).split(',');
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--phases: unknown phase "${name}" (known: ${PHASES.join(', ')})`);
 const runs = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
+/** Settings of the project's processes for an experiment (LOG_LEVEL=warn, NODE_OPTIONS=--max-old-space-size=128, …). */
+const PROJECT_ENV: Record<string, string> = Object.fromEntries(
+  (option('project-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const BATCH = 500;
 const LIMIT = 50;
 const WARM_UP_MS = Math.min(1, SECONDS) * 1000;
@@ -159,6 +166,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     env: {
       RATE_LIMIT_PER_MINUTE: '1000000',
       DATABASE_POOL_SIZE: String(POOL_SIZE),
+      ...PROJECT_ENV,
       // A profile per scenario, over the inspector (bench/baseline/cpu-profiler.ts).
       ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
     },
