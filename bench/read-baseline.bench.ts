@@ -228,6 +228,8 @@ async function bench(cleanup: Cleanup): Promise<void> {
     [BaselineEnv.poolSize]: String(POOL_SIZE),
     [BaselineEnv.statements]: statementsFile,
     [BaselineEnv.requestTimeoutMs]: stack.env.NATS_REQUEST_TIMEOUT_MS,
+    // Profiled like the project's, so the two can be read side by side.
+    ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
   };
   // ServiceProcess runs any compiled entry; its app name only labels its errors.
   const bareService = new ServiceProcess('bare-pg-service' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-pg-service.js');
@@ -314,19 +316,23 @@ async function bench(cleanup: Cleanup): Promise<void> {
       cpuRows.push({ scenario: name, system, ...Object.fromEntries(names.map((n) => [n, num(per[n], 3)])), total: num(Object.values(per).reduce((a, b) => a + b, 0), 3) });
     }
     log(`  ${name}: project ${num(m(PROJECT, 'rps'), 0)} req/s (p99 ${num(m(PROJECT, 'p99'))} ms), baseline ${num(m(BASELINE, 'rps'), 0)} req/s (p99 ${num(m(BASELINE, 'p99'))} ms)`);
-    if (PROFILE_DIR && profileAs) await profileRun(name, paths[PROJECT], profileAs);
+    if (PROFILE_DIR && profileAs) await profileRun(name, paths, profileAs);
   };
 
   /** One more project run of the scenario (not counted) with the gateway and api-core profiled. */
-  let inspectors: Record<string, InspectorSession> | undefined;
-  const profileRun = async (name: string, nextPath: () => string, label: string) => {
+  let inspectors: Record<SystemName, Record<string, InspectorSession>> | undefined;
+  const profileRun = async (name: string, paths: Record<SystemName, () => string>, label: string) => {
     if (!inspectors) {
-      inspectors = { gateway: await InspectorSession.attach(gateway.errorOutput), 'api-core': await InspectorSession.attach(core.errorOutput) };
-      cleanup.add(async () => Object.values(inspectors ?? {}).forEach((s) => s.close()));
+      const attach = async (names: string[]) => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await InspectorSession.attach(processes[n].errorOutput)] as const)));
+      inspectors = { [PROJECT]: await attach(services[PROJECT]), [BASELINE]: await attach(services[BASELINE]) };
+      cleanup.add(async () => Object.values(inspectors ?? {}).forEach((sessions) => Object.values(sessions).forEach((s) => s.close())));
     }
-    await Promise.all(Object.values(inspectors).map((s) => s.start()));
-    await run(`${name} (profiled)`, PROJECT, nextPath, auth, SECONDS * 1000, true);
-    for (const [service, session] of Object.entries(inspectors)) log(`  CPU profile: ${await session.stopInto(path.join(PROFILE_DIR!, `${service}.${label}.cpuprofile`))}`);
+    for (const system of [PROJECT, BASELINE] as const) {
+      const sessions = inspectors[system];
+      await Promise.all(Object.values(sessions).map((s) => s.start()));
+      await run(`${name} (profiled)`, system, paths[system], auth, SECONDS * 1000, true);
+      for (const [service, session] of Object.entries(sessions)) log(`  CPU profile: ${await session.stopInto(path.join(PROFILE_DIR!, `${service}.${label}.cpuprofile`))}`);
+    }
   };
 
   /** The bytes of both systems for the same request must be the same, or the comparison means nothing. */
@@ -442,7 +448,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
       `${CONNECTIONS} connections, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s (ratios: project / baseline)`,
     rows,
   );
-  printTable(
+  if (cpuRows.length) printTable(
     'CPU milliseconds per request, per process (medians of the same runs; shared servers: all their processes, whichever system loads them)',
     cpuRows.map((row) => {
       const [gatewayName, serviceName] = services[row.system as SystemName];
