@@ -1,5 +1,5 @@
 import { AppError, DEADLINE_HEADER, ErrorCode, JsonBytes, REPLY_STATUS_HEADER, REQUEST_ID_HEADER, RpcReply } from '@dc/contracts';
-import { connect, ErrorCode as NatsErrorCode, headers, JSONCodec, Msg, NatsConnection, NatsError } from 'nats';
+import { connect, createInbox, Events, headers, JSONCodec, Msg, MsgHdrs, NatsConnection, NatsError, Subscription } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { withTimeout } from './deadline';
 import { NatsAccess, natsConnectOptions } from './nats-connection';
@@ -29,32 +29,58 @@ interface NestResponsePacket {
   isDisposed?: boolean;
 }
 
+/** A request waiting for its reply on the bus's inbox. */
+interface Pending {
+  resolve: (msg: Msg) => void;
+  reject: (err: AppError) => void;
+  timer: NodeJS.Timeout;
+  /** Where it was published: a publish permission violation names it. */
+  subject: string;
+}
+
 /**
- * The gateway's (and publishers') side of NATS. Requests use nats.js `request()` and speak the
- * NestJS microservice wire format (`{pattern, data, id}` → `{id, response}`), so api-core stays a
- * plain NestJS NATS microservice. No responder or a timeout becomes 503 service_unavailable.
+ * The gateway's (and publishers') side of NATS. Requests speak the NestJS microservice wire format
+ * (`{pattern, data, id}` → `{id, response}`), so api-core stays a plain NestJS NATS microservice.
+ * Their replies come to one wildcard subscription on the connection's own inbox (`<inbox>.*`), each to
+ * `<inbox>.<token>`: nats.js `request()` does the same, but builds a NatsError with a stack trace for
+ * every completed request, plus a deferred and a timeout promise (issue 13). No responder, a closed
+ * broker or a timeout becomes 503 service_unavailable.
  * A large request travels gzipped, or by claim check over the server's max_payload
  * (payload-codec.ts, docs/adr/0017); NamespacedNatsServer decodes it before Nest reads it. Every
  * request is signed (request-signature.ts), and the connection uses the service's NATS user, TLS and
  * reply inbox (docs/adr/0026).
  */
 export class NatsBus {
+  /** `<inbox>.`: a request's reply subject is this and its token. */
+  private readonly replyPrefix: string;
+  private replies: Subscription;
+  private readonly pending = new Map<string, Pending>();
+  private nextToken = 0;
+
   private constructor(
     private readonly connection: NatsConnection,
     private readonly options: NatsBusOptions,
-  ) {}
+    inboxPrefix: string | undefined,
+  ) {
+    this.replyPrefix = `${createInbox(inboxPrefix)}.`;
+    this.replies = this.subscribeReplies();
+    // Replies can no longer come: what still waits may have run, as after a timeout.
+    void this.connection.closed().then(() => this.rejectAll(timedOut));
+    this.watchPermissionErrors().catch(() => undefined);
+  }
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    const connectOptions = natsConnectOptions(options, options.service);
     const connection = await connect({
-      ...natsConnectOptions(options, options.service),
+      ...connectOptions,
       name: options.name,
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
-      // request() would otherwise capture a stack trace per call (+31 % throughput, PERFORMANCE.md).
+      // nats.js captures no stack trace per call (its request() did: +31 % throughput, PERFORMANCE.md).
       noAsyncTraces: true,
       timeout: FLUSH_TIMEOUT_MS, // per connection attempt; start-up keeps retrying (docs/adr/0014)
     });
-    return new NatsBus(connection, options);
+    return new NatsBus(connection, options, connectOptions.inboxPrefix);
   }
 
   subject(pattern: string): string {
@@ -78,15 +104,7 @@ export class NatsBus {
     const subject = this.subject(pattern);
     // api-core refuses an unsigned request before reading it (docs/adr/0026).
     signRequest(this.options.signingKeys, subject, h, body);
-    let msg: Msg;
-    try {
-      msg = await this.connection.request(subject, body, {
-        timeout: this.options.requestTimeoutMs,
-        headers: h,
-      });
-    } catch (err) {
-      throw unavailable(err);
-    }
+    const msg = await this.send(subject, body, h);
     // api-core could not verify our signature: our key is not one it holds (docs/adr/0026). Ours to fix, not the client's.
     if (msg.headers?.get(REFUSED_HEADER)) throw new AppError(ErrorCode.InternalError, 'The request could not be completed.');
     // A read's success: the message is the body's JSON, kept as bytes (docs/adr/0024).
@@ -97,6 +115,70 @@ export class NatsBus {
       throw new AppError(ErrorCode.InternalError, 'The request could not be completed.');
     }
     return packet.response as RpcReply<T>;
+  }
+
+  /** Publishes with a reply subject of our inbox and waits for the reply (or a timeout, or the broker's no-responders). */
+  private send(subject: string, body: Uint8Array, h: MsgHdrs): Promise<Msg> {
+    if (this.connection.isClosed() || this.connection.isDraining()) return Promise.reject(unreachable());
+    // Our inbox subscription was refused (a permission violation): asked again, as nats.js's mux does.
+    if (this.replies.isClosed()) this.replies = this.subscribeReplies();
+    const token = (this.nextToken++).toString(36);
+    try {
+      this.connection.publish(subject, body, { reply: this.replyPrefix + token, headers: h });
+    } catch {
+      return Promise.reject(unreachable());
+    }
+    // No reply can be read before this returns: the subscription's callback runs on a later socket read.
+    return new Promise<Msg>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(token);
+        reject(timedOut());
+      }, this.options.requestTimeoutMs);
+      this.pending.set(token, { resolve, reject, timer, subject });
+    });
+  }
+
+  private subscribeReplies(): Subscription {
+    return this.connection.subscribe(`${this.replyPrefix}*`, { callback: (err, msg) => this.onReply(err, msg) });
+  }
+
+  private onReply(err: NatsError | null, msg: Msg): void {
+    if (err) {
+      // The server refused our inbox subscription: no reply can arrive.
+      this.rejectAll(unreachable);
+      return;
+    }
+    const token = msg.subject.substring(this.replyPrefix.length);
+    const request = this.pending.get(token);
+    if (!request) return; // a reply after its request timed out
+    this.pending.delete(token);
+    clearTimeout(request.timer);
+    // The broker's no-responders status: an empty message with status 503 (what nats.js's isRequestError checks).
+    if (msg.data.length === 0 && msg.headers?.code === 503) request.reject(unavailable('no instance of the core service is available'));
+    else request.resolve(msg);
+  }
+
+  private rejectAll(error: () => AppError): void {
+    for (const request of this.pending.values()) {
+      clearTimeout(request.timer);
+      request.reject(error());
+    }
+    this.pending.clear();
+  }
+
+  /** A request the server refused to route (publish permission violation) fails at once, as with nats.js's request(). */
+  private async watchPermissionErrors(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      const context = status.permissionContext;
+      if (status.type !== Events.Error || context?.operation !== 'publish') continue;
+      for (const [token, request] of this.pending) {
+        if (request.subject !== context.subject) continue;
+        this.pending.delete(token);
+        clearTimeout(request.timer);
+        request.reject(unreachable());
+        break;
+      }
+    }
   }
 
   publish(pattern: string, data: unknown): void {
@@ -137,11 +219,14 @@ export class NatsBus {
  */
 export class OutcomeUnknownError extends AppError {}
 
-function unavailable(err: unknown): AppError {
-  const code = err instanceof NatsError ? err.code : undefined;
-  if (code === NatsErrorCode.Timeout) {
-    return new OutcomeUnknownError(ErrorCode.ServiceUnavailable, 'Service temporarily unavailable: the core service did not answer in time. Retry later.');
-  }
-  const reason = code === NatsErrorCode.NoResponders ? 'no instance of the core service is available' : 'the message broker is unreachable';
+function timedOut(): OutcomeUnknownError {
+  return new OutcomeUnknownError(ErrorCode.ServiceUnavailable, 'Service temporarily unavailable: the core service did not answer in time. Retry later.');
+}
+
+function unavailable(reason: string): AppError {
   return new AppError(ErrorCode.ServiceUnavailable, `Service temporarily unavailable: ${reason}. Retry later.`);
+}
+
+function unreachable(): AppError {
+  return unavailable('the message broker is unreachable');
 }
