@@ -2,6 +2,6 @@ export * from './database.service';
 export * from './new-id';
 export * from './rows';
 export { DeadlinePassedError } from './deadline-pool';
-export { isTransientDatabaseError } from './transient-error';
+export { isTransientDatabaseError, TransactionTimeoutError } from './transient-error';
 // Type-only import of the runtime keeps @prisma/client visible to Nx's project graph (TOOLCHAIN.md 7).
 export type { Decimal } from '@prisma/client/runtime/client';

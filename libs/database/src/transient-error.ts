@@ -27,9 +27,22 @@ interface MaybeDatabaseError {
   meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; originalMessage?: unknown } } };
 }
 
+/**
+ * A statement of `sqlTransaction` that would have started after the transaction's time was up
+ * (statementTimeoutMs, the bound of Prisma's interactive transactions too): rolled back, nothing
+ * written, transient (503 with Retry-After).
+ */
+export class TransactionTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`the transaction ran past its ${timeoutMs} ms and was rolled back`);
+    this.name = 'TransactionTimeoutError';
+  }
+}
+
 /** Whether `err` (from Prisma or from `pg` directly) is one of those transient refusals. */
 export function isTransientDatabaseError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
+  if (err instanceof TransactionTimeoutError) return true;
   const { code, meta } = err as MaybeDatabaseError;
   const sqlState = meta?.driverAdapterError?.cause?.originalCode ?? code;
   if (typeof sqlState === 'string' && (TRANSIENT_SQLSTATES.has(sqlState) || CONNECTION_SQLSTATES.test(sqlState) || CONNECTION_ERRNOS.has(sqlState))) return true;

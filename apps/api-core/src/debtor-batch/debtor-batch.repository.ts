@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ErasureTombstones, type IdPrefix } from '@dc/contracts';
-import { Database, newId, Prisma, Tx } from '@dc/database';
+import { Database, newId, Prisma, type SqlTransaction } from '@dc/database';
 import type { BatchState, BatchWrites, ExistingDebt, ExistingDebtor } from './batch-plan';
 
 const sql = Prisma.sql;
@@ -9,16 +9,16 @@ const sql = Prisma.sql;
 export class BatchTx {
   statements = 0;
 
-  constructor(private readonly tx: Tx) {}
+  constructor(private readonly tx: SqlTransaction) {}
 
-  query<T>(query: Prisma.Sql): Promise<T[]> {
+  query<T extends object>(query: Prisma.Sql): Promise<T[]> {
     this.statements += 1;
-    return this.tx.$queryRaw<T[]>(query);
+    return this.tx.query<T & Record<string, unknown>>(query);
   }
 
   exec(query: Prisma.Sql): Promise<number> {
     this.statements += 1;
-    return this.tx.$executeRaw(query);
+    return this.tx.execute(query);
   }
 }
 
@@ -37,8 +37,9 @@ export class DebtorBatchRepository {
   ) {}
 
   transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
-    // Bounded like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
-    return this.db.transaction((tx) => fn(new BatchTx(tx)));
+    // Through pg: its statements carry arrays of up to thousands of values (docs/adr/0034). Bounded
+    // like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
+    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)));
   }
 
   /** The id of a row the batch will insert (the plan names new debtors and debts before writing). */
