@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { createTenant, OperatorClient, prepareTemplateDatabase, ServiceProcess, Stack, Tenant } from '@dc/testing';
+import { createTenant, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, ServiceProcess, Stack, Tenant } from '@dc/testing';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -223,7 +223,8 @@ async function drain(
 /** webhook_deliveries_total{outcome="succeeded"} from a dispatcher's /metrics, when it serves one. */
 async function succeeded(healthPort: number): Promise<number | null> {
   try {
-    const text = await (await fetch(`http://127.0.0.1:${String(healthPort)}/metrics`)).text();
+    // /metrics asks for a bearer token (METRICS_TOKEN or the operator token, docs/adr/0032).
+    const text = await (await fetch(`http://127.0.0.1:${String(healthPort)}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
     const line = text.split('\n').find((l) => l.startsWith('webhook_deliveries_total{') && l.includes('outcome="succeeded"'));
     return line ? Number(line.split(' ').pop()) : null;
   } catch {
