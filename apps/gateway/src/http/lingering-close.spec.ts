@@ -27,6 +27,21 @@ describe('lingerOverUnreadBody', () => {
     }
   });
 
+  it('gives up on a body that never ends within maxMs by destroying the request (its socket with it), once', () => {
+    jest.useFakeTimers();
+    try {
+      // As Fastify's inject builds it: a request that never completes, a stand-in socket without destroy().
+      const req = Object.assign(request({ 'content-length': '10' }), { destroy: jest.fn() });
+      lingerOverUnreadBody(req, reply() as unknown as FastifyReply, { maxBytes: 100, maxMs: 250 });
+      jest.advanceTimersByTime(200);
+      expect(req.destroy).not.toHaveBeenCalled();
+      jest.advanceTimersByTime(1_000);
+      expect(req.destroy).toHaveBeenCalledTimes(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('closes as before when the declared body is over the limit', () => {
     const r = reply();
     lingerOverUnreadBody(request({ 'content-length': '1000' }), r as unknown as FastifyReply, { maxBytes: 100, maxMs: 10 });

@@ -28,7 +28,10 @@ export function lingerOverUnreadBody(request: IncomingMessage, reply: FastifyRep
     if (request.complete) return clearInterval(timer);
     if (socket.bytesRead - startBytes > limits.maxBytes || Date.now() - startedAt > limits.maxMs) {
       clearInterval(timer);
-      socket.destroy();
+      // The request's destroy() destroys its socket. Not socket.destroy(): an injected request
+      // (Fastify's inject, light-my-request) never completes, and its stand-in socket has no destroy —
+      // calling it threw in a timer and ended the test process 15 s later.
+      request.destroy();
     }
   }, 100);
   timer.unref();
