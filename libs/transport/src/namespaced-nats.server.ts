@@ -54,7 +54,8 @@ interface RequestPacket {
  * answered (Nest's own graceful close waits a fixed period); a request NatsBus sent gzipped or
  * by claim check is decoded before Nest reads it (payload-codec.ts, docs/adr/0017); and, before
  * any of that, a request without a valid signature of its sender is refused `unauthorized`
- * (request-signature.ts, docs/adr/0026).
+ * (request-signature.ts, docs/adr/0026). With `dispatchWith`, each request then goes straight to
+ * its handler instead of through Nest's per-message pipeline (api-core's RpcDispatcher, docs/adr/0034).
  */
 export class NamespacedNatsServer extends ServerNats {
   private ownSubscriptions: Subscription[] = [];

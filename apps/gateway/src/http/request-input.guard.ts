@@ -8,7 +8,7 @@ import { bodyErrorOf, unstorableTextError, unstorableTextPaths } from './request
  * (@PublicRoute and @OperatorRoute put it there), so authentication and the other policies are
  * judged first, and before any interceptor: a refused request claims no Idempotency-Key. A guard
  * rather than an interceptor: an interceptor costs Nest two AsyncResource bindings and an rxjs
- * pipeline per request (docs/adr/0024).
+ * pipeline per request (docs/adr/0034).
  */
 @Injectable()
 export class RequestInputGuard implements CanActivate {
