@@ -119,6 +119,22 @@ describe('ReceiverFairness', () => {
     expect(f.postponeMs('slow')).toBeLessThanOrEqual(600);
   });
 
+  it('a new receiver\'s backlog over the slow cap is postponed briefly: there is no evidence yet that it is slow', () => {
+    // The bench found it: a backlog's first 200 jobs met 4 unknown receivers, and the 180 over the
+    // slow cap were postponed as if each request took slowAfterMs (up to 9 s for the last); the
+    // receivers answered in 2 ms, so those jobs formed a 3-second tail after the rest was sent.
+    const clock = { t: 0 };
+    const f = fairness(clock, { slowCap: 20, fastCap: 100 });
+    for (let i = 0; i < 20; i += 1) f.begin('new');
+    clock.t += 3;
+    const delays = Array.from({ length: 180 }, () => f.postponeMs('new'));
+    expect(Math.max(...delays)).toBe(250);
+    // Its requests hanging past slowAfterMs are the evidence: then its backlog waits for its slots.
+    clock.t = 4_000;
+    const later = Array.from({ length: 20 }, () => f.postponeMs('new'));
+    expect(later[19]).toBe(4_000); // 20 jobs ahead × 4 s / cap 20
+  });
+
   it('a receiver that has not answered for a while is postponed for at least that long per job ahead', () => {
     const clock = { t: 0 };
     const f = fairness(clock, { slowCap: 2, fastCap: 5 });

@@ -3,8 +3,8 @@ interface ReceiverState {
   startedAt: number[];
   /** Slots taken by jobs that have not sent their request yet (they are claiming the attempt). */
   reserved: number;
-  /** Moving average of how long a request to this receiver takes. */
-  averageMs: number;
+  /** Moving average of how long a request to this receiver takes; null until its first answer. */
+  averageMs: number | null;
   /** When the jobs this process postponed for this receiver come due again. */
   postponedUntil: number[];
   lastUsed: number;
@@ -89,7 +89,8 @@ export class ReceiverFairness {
     const state = this.state(webhookId);
     const i = state.startedAt.indexOf(startedAt);
     if (i >= 0) state.startedAt.splice(i, 1);
-    state.averageMs += SMOOTHING * (Math.max(0, state.lastUsed - startedAt) - state.averageMs);
+    const durationMs = Math.max(0, state.lastUsed - startedAt);
+    state.averageMs = state.averageMs === null ? durationMs : state.averageMs + SMOOTHING * (durationMs - state.averageMs);
   }
 
   /** Gives back a reserved slot that did not (or no longer) become a request. */
@@ -105,8 +106,10 @@ export class ReceiverFairness {
     state.postponedUntil = state.postponedUntil.filter((due) => due > now);
     const ahead = state.postponedUntil.length;
     // A receiver that has not answered for a while is at least that slow, whatever its average says.
+    // One that has not answered yet at all is capped as slow, but its jobs wait only for what its
+    // requests in flight show: a new receiver's backlog must not be spread over seconds on a guess.
     const oldest = state.startedAt[0];
-    const durationMs = Math.max(state.averageMs, oldest === undefined ? 0 : now - oldest);
+    const durationMs = Math.max(state.averageMs ?? 0, oldest === undefined ? 0 : now - oldest);
     const waitForSlot = ((ahead + 1) * durationMs) / this.capOf(state);
     const base = Math.min(this.options.maxPostponeMs, Math.max(this.options.minPostponeMs, waitForSlot));
     // ±25 %, so postponed jobs do not all come back in the same instant.
@@ -145,14 +148,15 @@ export class ReceiverFairness {
 
   private slow(state: ReceiverState): boolean {
     const oldest = state.startedAt[0];
-    return state.averageMs >= this.options.slowAfterMs || (oldest !== undefined && state.lastUsed - oldest >= this.options.slowAfterMs);
+    if (state.averageMs === null || state.averageMs >= this.options.slowAfterMs) return true;
+    return oldest !== undefined && state.lastUsed - oldest >= this.options.slowAfterMs;
   }
 
   private state(webhookId: string): ReceiverState {
     let state = this.receivers.get(webhookId);
     if (!state) {
       // Unknown receivers count as slow until their first answer.
-      state = { startedAt: [], reserved: 0, averageMs: this.options.slowAfterMs, postponedUntil: [], lastUsed: 0 };
+      state = { startedAt: [], reserved: 0, averageMs: null, postponedUntil: [], lastUsed: 0 };
       this.receivers.set(webhookId, state);
     }
     state.lastUsed = this.now();
