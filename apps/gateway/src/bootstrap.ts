@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { createLogger, Logger, metricsAccess, NestPinoLogger, onShutdownSignal } from '@dc/observability';
@@ -16,6 +16,7 @@ import { CoreClient } from './core-client/core-client';
 import { GatewayDependencies, OperatorApiModule, PublicApiModule } from './gateway.module';
 import { refuseOversizedBodiesBeforeUpload } from './http/body-limits';
 import { configureFastify, fastifyOptions, requestIdFor } from './http/fastify-setup';
+import { GatewayFastifyAdapter } from './http/gateway-fastify-adapter';
 import { registerDocsRoutes } from './http/docs';
 import { registerHealthRoutes, registerMetricsRoute } from './http/health';
 import { registerCompression } from './http/compression';
@@ -119,7 +120,7 @@ async function createListener(
   redis: Redis,
   addHooks: (fastify: FastifyInstance) => void | Promise<void> = () => undefined,
 ) {
-  const adapter = new FastifyAdapter(fastifyOptions(deps.config.gateway, deps.logger as Logger));
+  const adapter = new GatewayFastifyAdapter(fastifyOptions(deps.config.gateway, deps.logger as Logger));
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     logger: new NestPinoLogger(deps.logger),
     bodyParser: false,

@@ -62,7 +62,7 @@ export class OperatorApiModule {
     return {
       module: OperatorApiModule,
       controllers: OPERATOR_CONTROLLERS,
-      providers: [...shared(deps), OperatorTokenGuard, CoreReplyInterceptor],
+      providers: [...shared(deps), OperatorTokenGuard],
     };
   }
 }

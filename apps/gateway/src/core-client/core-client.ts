@@ -21,7 +21,8 @@ export class CoreReply<O> {
 /**
  * The gateway's only way to api-core. `send` takes an RPC contract from libs/contracts, so the input
  * and the reply are typed by it; a failure is thrown as an AppError for the exception filter, a
- * success comes back as a CoreReply that CoreReplyInterceptor writes to the response.
+ * success comes back as a CoreReply, written to the response by GatewayFastifyAdapter (or, on
+ * idempotent routes, by CoreReplyInterceptor).
  */
 export class CoreClient {
   /** `roundTrip`: gateway_core_request_duration_seconds {pattern, outcome} (GatewayMetrics). */

@@ -39,7 +39,10 @@ export interface PublicRouteOptions {
  */
 export function PublicRoute(options: PublicRouteOptions): MethodDecorator {
   const guards: Type<CanActivate>[] = [AuthGuard, RateLimitGuard, ScopeGuard, ...(options.sizeLimit ? [options.sizeLimit] : []), RequestInputGuard];
-  const interceptors = [...(options.idempotent ? [IdempotencyInterceptor] : []), CoreReplyInterceptor];
+  // No interceptor unless idempotent: Nest's per-request Observable pipeline is then skipped (the
+  // adapter writes the CoreReply, GatewayFastifyAdapter); CoreReplyInterceptor is innermost, so the
+  // Idempotency-Key interceptor records the final status and body.
+  const interceptors = options.idempotent ? [IdempotencyInterceptor, CoreReplyInterceptor] : [];
   return applyDecorators(
     routeMethod(options.method, options.path ?? ''),
     HttpCode(options.rpc.status),
