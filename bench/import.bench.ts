@@ -8,7 +8,7 @@
 import type { ImportMode, ImportView } from '@dc/contracts';
 import {
   createTenant, dropDatabase, enqueueImport, generatedHeader, getImport, identityMapping, OperatorClient, prepareTemplateDatabase,
-  ServiceProcess, Stack, uploadCsv, writeGeneratedCsv,
+  PRODUCTION_LOGGING, ServiceProcess, Stack, uploadCsv, writeGeneratedCsv,
 } from '@dc/testing';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     const bytes = await writeGeneratedCsv(file, ROWS, { prefix: 'b', email: false });
     console.log(`generated ${ROWS.toLocaleString('en')} rows, ${(bytes / 1024 / 1024).toFixed(1)} MiB in ${((performance.now() - genStarted) / 1000).toFixed(1)} s: ${file}`);
 
-    stack = await Stack.start({ env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', NATS_REQUEST_TIMEOUT_MS: '30000' } });
+    stack = await Stack.start({ env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', NATS_REQUEST_TIMEOUT_MS: '30000', ...PRODUCTION_LOGGING } });
     stack.discardLogs();
     const tenant = await createTenant(new OperatorClient(stack.operatorUrl), { name: 'Bench imports' });
     const portfolioId = tenant.portfolioIds[0];

@@ -1,4 +1,4 @@
-import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, Stack, withDatabase } from '@dc/testing';
+import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, Stack, withDatabase } from '@dc/testing';
 import { ulid } from 'ulid';
 import { percentile, printTable, runLoad, timedGet } from './load';
 
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const template = await prepareTemplateDatabase();
   let stack: Stack | undefined;
   try {
-    stack = await Stack.start({ env: { RATE_LIMIT_PER_MINUTE: '1000000', DATABASE_POOL_SIZE: '10' }, cpuProfileDir: PROFILE_DIR });
+    stack = await Stack.start({ env: { RATE_LIMIT_PER_MINUTE: '1000000', DATABASE_POOL_SIZE: '10', ...PRODUCTION_LOGGING }, cpuProfileDir: PROFILE_DIR });
     stack.discardLogs();
     const tenant = await createTenant(new OperatorClient(stack.operatorUrl));
     const t0 = performance.now();

@@ -1,5 +1,5 @@
 import type { AuthContext } from '@dc/contracts';
-import { AppName, createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, ServiceProcess, Stack, withDatabase } from '@dc/testing';
+import { AppName, createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack, withDatabase } from '@dc/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -166,6 +166,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     env: {
       RATE_LIMIT_PER_MINUTE: '1000000',
       DATABASE_POOL_SIZE: String(POOL_SIZE),
+      ...PRODUCTION_LOGGING,
       ...PROJECT_ENV,
       // A profile per scenario, over the inspector (bench/baseline/cpu-profiler.ts).
       ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),

@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { createTenant, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, ServiceProcess, Stack, Tenant } from '@dc/testing';
+import { createTenant, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack, Tenant } from '@dc/testing';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -94,6 +94,7 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       DATABASE_POOL_SIZE: '8',
+      ...PRODUCTION_LOGGING,
     },
   });
   const rows: string[][] = [];

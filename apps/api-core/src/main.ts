@@ -16,7 +16,7 @@ import { RpcDispatcher } from './rpc/rpc-dispatcher';
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('api-core');
-  const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
+  const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.

@@ -47,7 +47,7 @@ export function startGateway(options: GatewayOptions = {}): void {
 
 async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
-  const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
+  const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
   const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true };
   const redis = createRedis(config.redis, { ...edgeRedisOptions, commandTimeout: config.redis.commandTimeoutMs });

@@ -10,11 +10,23 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 /** `json`: one object per line (production, any collector); `pretty`: pino-pretty, for a developer's terminal. */
 export type LogFormat = 'json' | 'pretty';
 
+/**
+ * About 15 request log lines: one write to stdout instead of one per line. Each write to a pipe (a
+ * container's stdout) cost more than serialising the line: 0.1 ms of api-core's CPU per debtor page
+ * (docs/adr/0034).
+ */
+export const DEFAULT_LOG_BUFFER_BYTES = 4096;
+
 export interface AppConfig {
   env: NodeEnv;
   logLevel: LogLevel;
   /** LOG_FORMAT (logFormatOf): pretty only outside production; by default in development on a terminal. */
   logFormat: LogFormat;
+  /**
+   * LOG_BUFFER_BYTES: log lines gather in memory up to this many bytes (for 100 ms at most) before
+   * one write to stdout; 0 writes each line at once (libs/observability/src/logger.ts).
+   */
+  logBufferBytes: number;
   /** Service name in every log line. */
   serviceName: string;
   database: {
@@ -317,6 +329,7 @@ export function loadConfig(
     env: nodeEnv,
     logLevel: r.oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     logFormat: logFormatOf(r, nodeEnv, stdoutIsTty),
+    logBufferBytes: r.int('LOG_BUFFER_BYTES', DEFAULT_LOG_BUFFER_BYTES, 0, 1_048_576),
     serviceName,
     database: {
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),

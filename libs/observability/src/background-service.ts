@@ -23,7 +23,7 @@ export interface RunningService {
 export function runBackgroundService(name: string, start: (config: AppConfig, logger: Logger) => Promise<RunningService>): void {
   const run = async () => {
     const config = loadConfigOrExit(name);
-    const logger = createLogger(config.serviceName, config.logLevel, config.logFormat);
+    const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
     const service = await start(config, logger);
     const health = new HealthServer(service.checks, { metrics: service.metrics, metricsAccess: metricsAccess(config) });
     const healthPort = await health.listen(config.health.port);

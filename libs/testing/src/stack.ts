@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_LOG_BUFFER_BYTES } from '@dc/config';
 import { createTestDatabase } from './test-database';
 import { AppName, GATEWAY_TEST_ENTRY, ServiceProcess } from './service-process';
 import { freePort } from './ports';
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
+
+/** Benchmarks log as production does, lines gathered before each write (a Stack writes each line at once, for tests that read them). */
+export const PRODUCTION_LOGGING: Record<string, string> = { LOG_BUFFER_BYTES: String(DEFAULT_LOG_BUFFER_BYTES) };
 
 export interface StackOptions {
   apiCoreReplicas?: number;
@@ -62,6 +66,8 @@ export class Stack {
     const env: Record<string, string> = {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
+      // Tests read each service's lines as they are written (production gathers them: LOG_BUFFER_BYTES).
+      LOG_BUFFER_BYTES: '0',
       // The services log in as the apps' role (no DDL); `databaseUrl` (assertions) is the admin's.
       DATABASE_URL: db.appUrl,
       DATABASE_POOL_SIZE: '4',
