@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import { bullPrefix, loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
-import { createLogger, currentDeadline, HealthServer, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { applyServiceRuntimeFlags, createLogger, currentDeadline, HealthServer, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createStorage } from '@dc/storage';
 import { createRedis, NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
@@ -16,6 +16,7 @@ import { RpcDispatcher } from './rpc/rpc-dispatcher';
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('api-core');
+  applyServiceRuntimeFlags();
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
-import { createLogger, Logger, metricsAccess, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { applyServiceRuntimeFlags, createLogger, Logger, metricsAccess, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createRedis, NatsBus, PayloadStore } from '@dc/transport';
 import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
@@ -47,6 +47,7 @@ export function startGateway(options: GatewayOptions = {}): void {
 
 async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
+  applyServiceRuntimeFlags();
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
   const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true };

@@ -3,6 +3,7 @@ import { Logger } from 'pino';
 import { BearerTokens } from './bearer-tokens';
 import { MetricsSource, ReadinessCheck, HealthServer } from './health-server';
 import { createLogger } from './logger';
+import { applyServiceRuntimeFlags } from './runtime-flags';
 import { onShutdownSignal } from './shutdown';
 
 /** What a background service's start function hands back: its readiness checks and how to stop it. */
@@ -23,6 +24,7 @@ export interface RunningService {
 export function runBackgroundService(name: string, start: (config: AppConfig, logger: Logger) => Promise<RunningService>): void {
   const run = async () => {
     const config = loadConfigOrExit(name);
+    applyServiceRuntimeFlags();
     const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
     const service = await start(config, logger);
     const health = new HealthServer(service.checks, { metrics: service.metrics, metricsAccess: metricsAccess(config) });

@@ -5,3 +5,4 @@ export * from './shutdown';
 export * from './background-service';
 export * from './bearer-tokens';
 export * from './metrics';
+export * from './runtime-flags';
