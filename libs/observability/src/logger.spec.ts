@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
 import { createLogger } from './logger';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,6 +38,20 @@ describe('createLogger: writes gathered before they reach stdout (LOG_BUFFER_BYT
     logger.warn('two');
     await pause(200);
     expect(lines().map((l) => l.msg)).toEqual(['one', 'two']);
+  });
+
+  it('stops flushing once the stream is closed, without an error (pino closes it when the process runs out of work)', async () => {
+    const logger = createLogger('svc', 'info', { bufferBytes: 4096, flushIntervalMs: 10, destination: file });
+    logger.info('last');
+    await pause(50);
+    (logger as unknown as Record<symbol, { destroy(): void }>)[pino.symbols.streamSym].destroy();
+    const uncaught: Error[] = [];
+    const onError = (err: Error) => uncaught.push(err);
+    process.on('uncaughtException', onError);
+    await pause(60);
+    process.off('uncaughtException', onError);
+    expect(uncaught).toEqual([]);
+    expect(lines().map((l) => l.msg)).toEqual(['last']);
   });
 
   it('writes each line at once with 0 (as the tests run the services)', async () => {

@@ -50,7 +50,16 @@ export function createLogger(service: string, level: string, options: LoggerOpti
 /** Asynchronous writes to stdout, lines gathered up to `bufferBytes` and flushed every `flushIntervalMs`. */
 function bufferedWrites({ bufferBytes = 0, flushIntervalMs = LOG_FLUSH_INTERVAL_MS, destination = 1 }: LoggerOptions): pino.DestinationStream {
   const stream = pino.destination({ dest: destination, sync: false, minLength: bufferBytes });
-  if (bufferBytes > 0) setInterval(() => stream.flush(), flushIntervalMs).unref();
+  if (bufferBytes > 0) {
+    const timer = setInterval(() => {
+      try {
+        stream.flush();
+      } catch {
+        clearInterval(timer); // closed (pino ends it when the process runs out of work): nothing left to write
+      }
+    }, flushIntervalMs);
+    timer.unref();
+  }
   return stream;
 }
 
