@@ -86,4 +86,37 @@ describe('Database.sqlTransaction', () => {
       await db.close();
     }
   });
+
+  // Fault suite, stop postgres: a payment answered 500. Postgres ended the session during COMMIT, and
+  // Prisma's transaction manager throws the adapter's own DriverAdapterError there (the SQLSTATE
+  // under `cause`, not `meta`), which the classifier did not read. A deferred trigger holds the COMMIT.
+  it('a session the server ends during COMMIT is a transient error, from a Prisma transaction and from pg alike; nothing is written', async () => {
+    await admin.query(`
+      CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NULL; END $$;
+      CREATE CONSTRAINT TRIGGER tx_probe_slow_commit AFTER INSERT ON tx_probe DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()`);
+    const endDuringCommit = (pid: number) => setTimeout(() => void admin.query('SELECT pg_terminate_backend($1)', [pid]), 300);
+    const db = new Database(testDb.appUrl, 2);
+    try {
+      const prismaError = await db.transaction(async (tx) => {
+        const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        await tx.$executeRaw`INSERT INTO tx_probe (id) VALUES ('p')`;
+        endDuringCommit(pid);
+      }).catch((err: unknown) => err);
+      expect(prismaError).toMatchObject({ name: 'DriverAdapterError', message: 'terminating connection due to administrator command' });
+      expect(isTransientDatabaseError(prismaError)).toBe(true);
+
+      const pgError = await db.sqlTransaction(async (tx) => {
+        const [{ pid }] = await tx.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`);
+        await tx.execute(sql`INSERT INTO tx_probe (id) VALUES ('q')`);
+        endDuringCommit(pid);
+      }).catch((err: unknown) => err);
+      // pg reports the FATAL notice or the closed socket, whichever it reads first.
+      expect(pgError).toBeInstanceOf(Error);
+      expect(isTransientDatabaseError(pgError)).toBe(true);
+      expect(await rows()).toEqual([]);
+    } finally {
+      await admin.query('DROP TRIGGER tx_probe_slow_commit ON tx_probe; DROP FUNCTION slow_commit()');
+      await db.close();
+    }
+  });
 });

@@ -23,6 +23,16 @@ describe('isTransientDatabaseError', () => {
     expect(isTransientDatabaseError({ code: 'P1001' })).toBe(true);
   });
 
+  it("reads the DriverAdapterError Prisma throws unwrapped from COMMIT: the SQLSTATE under cause, or a socket failure's kind", () => {
+    const adapterError = (cause: object) => Object.assign(new Error('adapter'), { name: 'DriverAdapterError', cause });
+    expect(isTransientDatabaseError(adapterError({ kind: 'postgres', originalCode: '57P01', originalMessage: 'terminating connection' }))).toBe(true);
+    expect(isTransientDatabaseError(adapterError({ kind: 'postgres', originalCode: '40001' }))).toBe(true);
+    for (const kind of ['ConnectionClosed', 'DatabaseNotReachable', 'SocketTimeout']) expect(isTransientDatabaseError(adapterError({ kind }))).toBe(true);
+    expect(isTransientDatabaseError(adapterError({ kind: 'UniqueConstraintViolation', originalCode: '23505' }))).toBe(false);
+    // An ordinary Error's cause is not read as a database payload.
+    expect(isTransientDatabaseError(new Error('boom', { cause: { originalCode: '57P01' } }))).toBe(false);
+  });
+
   it('leaves other errors alone', () => {
     expect(isTransientDatabaseError(prisma('23505'))).toBe(false);
     expect(isTransientDatabaseError({ code: '22P02' })).toBe(false);

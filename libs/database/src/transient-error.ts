@@ -21,10 +21,22 @@ const CONNECTION_SQLSTATES = /^(08...|57P0[123])$/;
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 const CONNECTION_MESSAGES = /Connection terminated|not queryable|connection error|ECONNREFUSED|ECONNRESET/;
 
+/** What `@prisma/adapter-pg` reports for a socket that failed (no SQLSTATE). */
+const CONNECTION_ADAPTER_KINDS = new Set(['ConnectionClosed', 'DatabaseNotReachable', 'SocketTimeout']);
+
+/** The payload of Prisma's DriverAdapterError: the driver's SQLSTATE and message, or a socket failure's kind. */
+interface AdapterErrorPayload {
+  kind?: unknown;
+  originalCode?: unknown;
+  originalMessage?: unknown;
+}
+
 interface MaybeDatabaseError {
+  name?: unknown;
   code?: unknown;
   message?: unknown;
-  meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; originalMessage?: unknown } } };
+  cause?: AdapterErrorPayload;
+  meta?: { driverAdapterError?: { cause?: AdapterErrorPayload } };
 }
 
 /**
@@ -43,10 +55,14 @@ export class TransactionTimeoutError extends Error {
 export function isTransientDatabaseError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   if (err instanceof TransactionTimeoutError) return true;
-  const { code, meta } = err as MaybeDatabaseError;
-  const sqlState = meta?.driverAdapterError?.cause?.originalCode ?? code;
+  const { name, code, meta, cause } = err as MaybeDatabaseError;
+  // Prisma wraps the adapter's error under `meta`, except where its transaction manager runs COMMIT
+  // or ROLLBACK: there the DriverAdapterError itself is thrown, its payload under `cause`.
+  const adapter = meta?.driverAdapterError?.cause ?? (name === 'DriverAdapterError' ? cause : undefined);
+  if (typeof adapter?.kind === 'string' && CONNECTION_ADAPTER_KINDS.has(adapter.kind)) return true;
+  const sqlState = adapter?.originalCode ?? code;
   if (typeof sqlState === 'string' && (TRANSIENT_SQLSTATES.has(sqlState) || CONNECTION_SQLSTATES.test(sqlState) || CONNECTION_ERRNOS.has(sqlState))) return true;
   if (typeof code === 'string' && TRANSIENT_PRISMA_CODES.has(code)) return true;
-  const message = meta?.driverAdapterError?.cause?.originalMessage ?? (err as MaybeDatabaseError).message;
+  const message = adapter?.originalMessage ?? (err as MaybeDatabaseError).message;
   return typeof message === 'string' && CONNECTION_MESSAGES.test(message);
 }

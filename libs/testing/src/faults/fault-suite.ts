@@ -1,8 +1,9 @@
 import type { ImportView } from '@dc/contracts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from 'pg';
-import { generateCsv, generatedHeader, identityMapping, putUpload } from '../import-client';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { generateCsv, generatedHeader, generatedRow, GeneratedRowOptions, identityMapping, putUpload } from '../import-client';
 import { createTenant, OperatorClient, Tenant } from '../operator-client';
 import { ServiceProcess } from '../service-process';
 import { Stack } from '../stack';
@@ -134,10 +135,13 @@ interface Phase {
   /** Importer/dispatcher kills: when their work moved again after the restart. */
   workResumedAt?: number;
   importHit: boolean;
+  /** kill -9 importer: ends the transaction that holds the import midway (holdImportMidway). */
+  releaseImport?: () => Promise<void>;
 }
 
 const OP_DEADLINE_MS = 180_000;
 const prefixOf = (phase: Phase) => `f${phase.index}`;
+const importRowOptions = (phase: Phase): GeneratedRowOptions => ({ prefix: `${prefixOf(phase)}i`, email: false });
 
 export interface DuplicateResult {
   batch: { statuses: Record<string, number>; processed: number; replays: number; conflicts: number; bodiesIdentical: boolean; debtors: number };
@@ -181,6 +185,7 @@ export class FaultSuite {
 
   async stop(): Promise<void> {
     for (const phase of this.phases) phase.stopping = true;
+    for (const phase of this.phases) await phase.releaseImport?.();
     await this.receiver?.close();
     await this.stack.stop();
     await Promise.all([this.postgres.destroy(), this.redis.destroy(), this.nats.destroy()]);
@@ -322,6 +327,7 @@ export class FaultSuite {
     if (seed.status !== 200) throw new Error(`seed batch: ${seed.status} ${await seed.text()}`);
     phase.debtorIds = ((await seed.json()) as any).data.results.map((r: { id: string }) => r.id);
 
+    if (fault === 'kill -9 importer') phase.releaseImport = await this.holdImportMidway(phase);
     phase.importer = this.runImport(phase);
     phase.workers.push(this.reader(phase), this.batcher(phase, 0), this.batcher(phase, 1), this.payer(phase, 0), this.payer(phase, 1));
     await sleep(this.profile.warmupMs);
@@ -355,6 +361,7 @@ export class FaultSuite {
         return;
       case 'kill -9 importer': {
         await this.importer.stop('SIGKILL');
+        await phase.releaseImport?.();
         await down();
         this.importer = await this.startWorker('importer');
         return;
@@ -458,6 +465,27 @@ export class FaultSuite {
     return !!v && v.status === 'processing' && !phase.importProgress.done;
   }
 
+  /**
+   * Holds the import midway on any machine (a fast one finished the whole file before the kill): an
+   * open transaction inserts a live debtor with the external id of a row in the file's second half,
+   * so the merge of that row's chunk waits on the unique index while the chunks before it are
+   * merged. Rolled back right after the kill: the killed importer's waiting statement then ends with
+   * its connection, and the new importer merges the row as new.
+   */
+  private async holdImportMidway(phase: Phase): Promise<() => Promise<void>> {
+    const client = new Client({ connectionString: this.stack.databaseUrl });
+    await client.connect();
+    await client.query('BEGIN');
+    const externalId = generatedRow(Math.floor(this.profile.importRows * 0.6), importRowOptions(phase))[0];
+    await client.query('INSERT INTO debtors (id, portfolio_id, external_id) VALUES ($1, $2, $3)', [`hold-${randomUUID()}`, phase.importPortfolioId, externalId]);
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      await client.query('ROLLBACK').finally(() => client.end());
+    };
+  }
+
   private async untilImportRunning(phase: Phase): Promise<void> {
     const deadline = Date.now() + 30_000;
     while (!(this.importRunning(phase) && (phase.importProgress.view?.processedRows ?? 0) > 0) && !phase.importProgress.done && Date.now() < deadline) await sleep(20);
@@ -466,7 +494,7 @@ export class FaultSuite {
   /** Upload, enqueue with an Idempotency-Key and poll to the end, each step retried through the fault. */
   private async runImport(phase: Phase): Promise<void> {
     const progress = phase.importProgress;
-    const csv = generateCsv(this.profile.importRows, { prefix: `${prefixOf(phase)}i`, email: false });
+    const csv = generateCsv(this.profile.importRows, importRowOptions(phase));
     const retrying = async <T>(step: () => Promise<T | undefined>): Promise<T> => {
       const deadline = Date.now() + OP_DEADLINE_MS;
       for (;;) {
