@@ -7,3 +7,4 @@ export * from './redis-connection';
 export * from './nats-connection';
 export * from './nats-permissions';
 export * from './request-signature';
+export * from './write-coalescing';

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { headers, JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
 import { parseDeadline, withTimeout } from './deadline';
 import { NatsAccess, natsConnectOptions } from './nats-connection';
+import { coalesceWrites } from './write-coalescing';
 import { NatsService } from './nats-permissions';
 import { ClaimStore, isEncoded, readBody, UnreadableBodyError } from './payload-codec';
 import { REFUSED_HEADER, SignatureVerdict, SigningKeys, verifyRequest } from './request-signature';
@@ -83,6 +84,7 @@ export class NamespacedNatsServer extends ServerNats {
 
   override bindEvents(client: NatsConnection): void {
     this.connection = client;
+    coalesceWrites(client);
     if (this.member) this.subscribeAll(client);
   }
 

@@ -6,6 +6,7 @@ import { NatsAccess, natsConnectOptions } from './nats-connection';
 import { NatsService } from './nats-permissions';
 import { ClaimStore, writeBody } from './payload-codec';
 import { REFUSED_HEADER, signRequest, SigningKeys } from './request-signature';
+import { coalesceWrites } from './write-coalescing';
 
 export interface NatsBusOptions extends NatsAccess {
   requestTimeoutMs: number;
@@ -80,6 +81,7 @@ export class NatsBus {
       noAsyncTraces: true,
       timeout: FLUSH_TIMEOUT_MS, // per connection attempt; start-up keeps retrying (docs/adr/0014)
     });
+    coalesceWrites(connection);
     return new NatsBus(connection, options, connectOptions.inboxPrefix);
   }
 
