@@ -22,10 +22,14 @@ function countWrites(nc: NatsConnection): () => number {
   return () => writes;
 }
 
-/** Publishes `count` messages, each from its own timer callback (one timers phase, microtasks drained between them). */
+/**
+ * Publishes `count` messages, each from its own setImmediate callback: one check phase, microtasks
+ * drained after each, as I/O callbacks of one poll phase. (Timers created across a millisecond
+ * boundary would fire in different turns.)
+ */
 async function publishFromSeparateCallbacks(nc: NatsConnection, tag: string, count: number): Promise<void> {
   await Promise.all(
-    Array.from({ length: count }, (_, i) => new Promise<void>((resolve) => setTimeout(() => (nc.publish(subject, `${tag}${i}`), resolve()), 1))),
+    Array.from({ length: count }, (_, i) => new Promise<void>((resolve) => setImmediate(() => (nc.publish(subject, `${tag}${i}`), resolve())))),
   );
 }
 
