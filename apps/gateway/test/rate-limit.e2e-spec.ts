@@ -137,9 +137,10 @@ describe('rate limiting (spec: Limits) across two gateway replicas sharing Redis
     const res = await request(broken.publicUrl).get('/public/v1/me').set('Authorization', `Bearer ${tenant.readKey}`);
     expect(res.status).toBe(200);
     expect(res.headers['x-ratelimit-remaining']).toBeUndefined();
-    // The warning names the request, so an operator can match it to what the client saw.
-    const warning = broken.process.logs.find((l) => l.msg === 'rate limit store unreachable: admitting request');
-    expect(warning?.requestId).toBe(res.headers['x-request-id']);
+    // The warning names the request, so an operator can match it to what the client saw. (The line
+    // comes through the process's stdout, which may deliver it after the HTTP answer.)
+    const warning = await broken.process.waitForLog((l) => l.msg === 'rate limit store unreachable: admitting request', 5_000);
+    expect(warning.requestId).toBe(res.headers['x-request-id']);
     const metrics = await request(broken.operatorUrl).get('/metrics').set('Authorization', `Bearer ${OPERATOR_TOKEN}`);
     expect(metrics.text).toMatch(/^gateway_rate_limit_store_errors_total [1-9]\d*$/m);
     // An Idempotency-Key cannot be honoured without Redis: refused rather than risk a double write.
