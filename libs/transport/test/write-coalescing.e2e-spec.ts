@@ -1,6 +1,6 @@
 import { connect, NatsConnection } from 'nats';
 import { randomBytes } from 'node:crypto';
-import { coalesceWrites } from '../src';
+import { COALESCE_MAX_PENDING_BYTES, coalesceWrites } from '../src';
 
 /**
  * coalesceWrites over the real NATS (127.0.0.1:4222): messages published by separate I/O-like
@@ -67,6 +67,21 @@ describe('coalesceWrites', () => {
 
     expect(await receivedAll('p', 20)).toHaveLength(20);
     expect(await receivedAll('c', 20)).toEqual(Array.from({ length: 20 }, (_, i) => `c${i}`));
+  });
+
+  it('does not hold more than COALESCE_MAX_PENDING_BYTES: a burst of large messages is written as it grows past it', async () => {
+    const writes = countWrites(coalescing);
+    const large = new Uint8Array(Math.ceil(COALESCE_MAX_PENDING_BYTES * 0.6)).fill(120);
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        for (let i = 0; i < 3; i += 1) coalescing.publish(`${subject}.large`, large);
+        resolve();
+      }),
+    );
+    // The second message took the buffer past the bound: written at once; the third waits for the turn's end.
+    expect(writes()).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes()).toBe(2);
   });
 
   it('a request and its reply still make the round trip (flush and request/reply over a coalescing connection)', async () => {
