@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { headers, JSONCodec, Msg, MsgHdrs, NatsConnection, Payload, PublishOptions, Subscription } from 'nats';
 import { parseDeadline, withTimeout } from './deadline';
 import { NatsAccess, natsConnectOptions } from './nats-connection';
-import { coalesceWrites } from './write-coalescing';
 import { NatsService } from './nats-permissions';
 import { ClaimStore, isEncoded, readBody, UnreadableBodyError } from './payload-codec';
 import { REFUSED_HEADER, SignatureVerdict, SigningKeys, verifyRequest } from './request-signature';
+import { coalesceWrites } from './write-coalescing';
 
 export interface NamespacedNatsOptions extends NatsAccess {
   /** `subjectPrefix` is prepended to every pattern: lets several deployments (or test runs) share one NATS. */
