@@ -49,7 +49,10 @@ interface Turn {
   waiters: Waiter[];
 }
 
-type ChargeWindow = (key: string, cost: number) => Promise<[number, number, number]>;
+/** The script as ioredis defines it on the connection (`defineCommand`). */
+interface ChargeWindowCommand {
+  dcChargeWindow(key: string, cost: number): Promise<[number, number, number]>;
+}
 
 /**
  * Charges are gathered per key for one turn of the event loop (`setImmediate`) and sent as one
@@ -61,7 +64,6 @@ type ChargeWindow = (key: string, cost: number) => Promise<[number, number, numb
 export class RateLimiter {
   private turn = new Map<string, Turn>();
   private scheduled = false;
-  private readonly chargeWindow: ChargeWindow;
 
   constructor(
     private readonly redis: Redis,
@@ -69,8 +71,6 @@ export class RateLimiter {
     readonly limit: number,
   ) {
     this.redis.defineCommand('dcChargeWindow', { numberOfKeys: 1, lua: CHARGE_WINDOW_SCRIPT });
-    const commands = this.redis as unknown as { dcChargeWindow: ChargeWindow };
-    this.chargeWindow = (key, cost) => commands.dcChargeWindow(key, cost);
   }
 
   charge(apiKeyId: string, cost: number): Promise<RateLimitDecision> {
@@ -107,7 +107,7 @@ export class RateLimiter {
 
   /** ioredis throws, rather than rejects, when the connection is down and commands are not queued. */
   private async call(key: string, cost: number): Promise<[number, number, number]> {
-    return this.chargeWindow(key, cost);
+    return (this.redis as unknown as ChargeWindowCommand).dcChargeWindow(key, cost);
   }
 
   private decision(used: number, resetAt: number, now: number): RateLimitDecision {
