@@ -2,12 +2,15 @@
  * Webhook delivery: events written through the public API → signed deliveries to a local receiver
  * that verifies every signature. Prints deliveries/s per dispatcher process (one and two processes,
  * and with one receiver that never answers) and event → first-attempt latency.
- * Run: npm run bench:webhooks [-- --events 2500 --webhooks 4 --warm-up-events 500]   (see bench/README.md)
+ * Run: npm run bench:webhooks [-- --events 2500 --webhooks 4 --warm-up-events 500 --profile DIR]   (see bench/README.md)
  */
+import { execFile } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { createTenant, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack, Tenant } from '@dc/testing';
+import { BareSenderEnv } from './baseline/bare-webhook-sender';
+import { cpuSeconds, cpuSecondsByCommand } from './baseline/proc';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,6 +20,8 @@ const EVENTS = arg('events', 2500);
 const WEBHOOKS = arg('webhooks', 4);
 const WRITERS = 16;
 const WARM_UP_EVENTS = arg('warm-up-events', 500);
+/** `--profile DIR`: every service (and each dispatcher run) writes a V8 CPU profile there. */
+const PROFILE_DIR = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
 
 interface Arrival {
   path: string;
@@ -27,13 +32,16 @@ interface Arrival {
 
 /**
  * Answers 204 after checking X-Service-Signature over the raw bytes; `/never` never answers; `/extra`
- * is a prompt receiver whose deliveries are verified but not counted (the fifth webhook).
+ * (the fifth webhook) and `/bare` (the bare sender) are prompt receivers whose requests are verified
+ * but not counted.
  */
 class VerifyingReceiver {
   readonly secrets = new Map<string, Buffer>();
   readonly arrivals: Arrival[] = [];
   readonly seen = new Set<string>();
   badSignatures = 0;
+  /** The `data` of the last delivery counted, as sent: the bare sender sends the same. */
+  lastData = '';
   private server?: Server;
   private waiters: { count: number; resolve: () => void }[] = [];
 
@@ -59,9 +67,10 @@ class VerifyingReceiver {
         res.writeHead(400).end();
         return;
       }
-      const event = JSON.parse(body.toString('utf8')) as { id: string; createdAt: string };
-      if (path !== '/extra' && !this.seen.has(event.id)) {
+      const event = JSON.parse(body.toString('utf8')) as { id: string; createdAt: string; data: unknown };
+      if (path !== '/extra' && path !== '/bare' && !this.seen.has(event.id)) {
         this.seen.add(event.id);
+        this.lastData = JSON.stringify(event.data);
         this.arrivals.push({ path, id: event.id, createdAt: Date.parse(event.createdAt), at: Date.now() });
         this.waiters = this.waiters.filter((w) => (this.seen.size >= w.count ? (w.resolve(), false) : true));
       }
@@ -96,6 +105,7 @@ async function main(): Promise<void> {
       DATABASE_POOL_SIZE: '8',
       ...PRODUCTION_LOGGING,
     },
+    cpuProfileDir: PROFILE_DIR,
   });
   const rows: string[][] = [];
   try {
@@ -151,7 +161,10 @@ async function main(): Promise<void> {
     }
     await operator.expect(200, 'PATCH', `/webhooks/${extra.data.id as string}`, { enabled: false });
 
-    // 3. Steady state: events at a fixed rate with a dispatcher running; event → first attempt.
+    // 3. What this machine sends in this run with bare undici: the ceiling the figures above sit under.
+    rows.push(await bareRow(receiverUrl, receiver));
+
+    // 4. Steady state: events at a fixed rate with a dispatcher running; event → first attempt.
     const dispatcher = await startDispatcher(stack);
     const rate = 100;
     const before = receiver.arrivals.length;
@@ -159,11 +172,14 @@ async function main(): Promise<void> {
     await writeEvents(rate * 10, rate);
     await receiver.until(target);
     const latencies = receiver.arrivals.slice(before).map((a) => a.at - a.createdAt);
-    rows.push([`steady, ${rate} events/s × ${WEBHOOKS} webhooks, 1 dispatcher: event → first attempt`, String(latencies.length), '', '', '', '', fmt(percentile(latencies, 50), 0), fmt(percentile(latencies, 99), 0)]);
+    rows.push([`steady, ${rate} events/s × ${WEBHOOKS} webhooks, 1 dispatcher: event → first attempt`, String(latencies.length), '', '', '', '', fmt(percentile(latencies, 50), 0), fmt(percentile(latencies, 99), 0), '']);
     await dispatcher.stop('SIGTERM');
 
     if (receiver.badSignatures) throw new Error(`${receiver.badSignatures} deliveries failed signature verification`);
-    printTable(['scenario', 'deliveries', 'start-up s', 'seconds', 'deliveries/s per process', 'succeeded per process (metrics)', 'p50 ms', 'p99 ms'], rows);
+    printTable(
+      ['scenario', 'deliveries', 'start-up s', 'seconds', 'deliveries/s per process', 'succeeded per process (metrics)', 'p50 ms', 'p99 ms', 'CPU ms per delivery: dispatcher / postgres / redis / receiver / total'],
+      rows,
+    );
     console.log(`\nEvery delivery's X-Service-Signature verified (${receiver.seen.size} unique delivery ids, 0 failures).`);
   } finally {
     await stack.stop();
@@ -210,20 +226,47 @@ async function drain(
   processes: number,
   expected: number,
   receiver: VerifyingReceiver,
-): Promise<{ seconds: number; deliveries: number; startupSeconds: number; perProcess: string }> {
+): Promise<{ seconds: number; deliveries: number; startupSeconds: number; perProcess: string; cpuMsPerDelivery: DrainCpu }> {
   const spawned = performance.now();
   const dispatchers = await Promise.all(Array.from({ length: processes }, () => startDispatcher(stack)));
   const started = performance.now();
   const before = receiver.seen.size;
+  const cpuBefore = drainCpu(dispatchers);
   await receiver.until(expected);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = drainCpu(dispatchers);
   const counts = await Promise.all(dispatchers.map((d) => succeeded(d.healthPort!)));
   await Promise.all(dispatchers.map((d) => d.stop('SIGTERM')));
+  const deliveries = expected - before;
   return {
     seconds,
-    deliveries: expected - before,
+    deliveries,
     startupSeconds: (started - spawned) / 1000,
     perProcess: counts.map((c) => (c === null ? '?' : String(c))).join(' / '),
+    cpuMsPerDelivery: {
+      dispatcher: ((cpuAfter.dispatcher - cpuBefore.dispatcher) / deliveries) * 1000,
+      postgres: ((cpuAfter.postgres - cpuBefore.postgres) / deliveries) * 1000,
+      redis: ((cpuAfter.redis - cpuBefore.redis) / deliveries) * 1000,
+      receiver: ((cpuAfter.receiver - cpuBefore.receiver) / deliveries) * 1000,
+    },
+  };
+}
+
+type DrainCpu = Record<'dispatcher' | 'postgres' | 'redis' | 'receiver', number>;
+
+/**
+ * CPU seconds used so far by what a drain runs on: the dispatcher processes (summed), every
+ * Postgres backend, Redis, and this process (the receiver; nothing else runs in it during a drain).
+ * The other services of the stack are idle then.
+ */
+function drainCpu(dispatchers: ServiceProcess[]): DrainCpu {
+  const shared = cpuSecondsByCommand(['postgres', 'redis-server']);
+  const own = process.cpuUsage();
+  return {
+    dispatcher: dispatchers.reduce((sum, d) => sum + cpuSeconds(d.pid), 0),
+    postgres: shared.postgres,
+    redis: shared['redis-server'],
+    receiver: (own.user + own.system) / 1e6,
   };
 }
 
@@ -239,8 +282,65 @@ async function succeeded(healthPort: number): Promise<number | null> {
   }
 }
 
+const BARE_POSTS = 20_000;
+const BARE_CONCURRENCY = 50;
+
+/**
+ * Signed POSTs of a delivery's body from bare undici in a process of its own (bare-webhook-sender),
+ * to the same receiver: the machine's ceiling in this run, best of three.
+ */
+async function bareRow(receiverUrl: string, receiver: VerifyingReceiver): Promise<string[]> {
+  const secret = 'whsec_bare-ceiling';
+  receiver.secrets.set('/bare', Buffer.from(secret, 'utf8'));
+  const runs: { posts: number; seconds: number; cpuSeconds: number }[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [`${__dirname}/baseline/bare-webhook-sender.js`],
+        {
+          env: {
+            ...process.env,
+            [BareSenderEnv.url]: `${receiverUrl}/bare`,
+            [BareSenderEnv.secret]: secret,
+            [BareSenderEnv.data]: receiver.lastData,
+            [BareSenderEnv.count]: String(BARE_POSTS),
+            [BareSenderEnv.concurrency]: String(BARE_CONCURRENCY),
+          },
+        },
+        (err, out) => (err ? reject(err) : resolve(out)),
+      ),
+    );
+    runs.push(JSON.parse(stdout) as { posts: number; seconds: number; cpuSeconds: number });
+  }
+  const best = runs.reduce((a, b) => (b.posts / b.seconds > a.posts / a.seconds ? b : a));
+  return [
+    `ceiling: bare undici, same signed body, c=${BARE_CONCURRENCY}, best of ${runs.map((r) => fmt(r.posts / r.seconds, 0)).join(' / ')}`,
+    String(best.posts),
+    '',
+    fmt(best.seconds, 1),
+    fmt(best.posts / best.seconds, 0),
+    '',
+    '',
+    '',
+    `sender ${fmt((best.cpuSeconds / best.posts) * 1000, 3)}`,
+  ];
+}
+
 function backlogRow(name: string, run: Awaited<ReturnType<typeof drain>>, processes: number): string[] {
-  return [name, String(run.deliveries), fmt(run.startupSeconds, 1), fmt(run.seconds, 1), fmt(run.deliveries / run.seconds / processes, 0), run.perProcess, '', ''];
+  const cpu = run.cpuMsPerDelivery;
+  const total = cpu.dispatcher + cpu.postgres + cpu.redis + cpu.receiver;
+  return [
+    name,
+    String(run.deliveries),
+    fmt(run.startupSeconds, 1),
+    fmt(run.seconds, 1),
+    fmt(run.deliveries / run.seconds / processes, 0),
+    run.perProcess,
+    '',
+    '',
+    [cpu.dispatcher, cpu.postgres, cpu.redis, cpu.receiver, total].map((ms) => fmt(ms, 3)).join(' / '),
+  ];
 }
 
 const fmt = (n: number, digits: number) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
