@@ -1,7 +1,9 @@
 /**
  * Webhook delivery: events written through the public API → signed deliveries to a local receiver
  * that verifies every signature. Prints deliveries/s per dispatcher process (one and two processes,
- * and with one receiver that never answers) and event → first-attempt latency.
+ * and with one receiver that never answers) with each drain's CPU per delivery by process, the
+ * machine's ceiling in the same run (bare undici sending the same signed body), and event →
+ * first-attempt latency.
  * Run: npm run bench:webhooks [-- --events 2500 --webhooks 4 --warm-up-events 500 --profile DIR]   (see bench/README.md)
  */
 import { execFile } from 'node:child_process';
