@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { InvalidStorageKeyError, S3Storage, S3StorageOptions, StoredFileNotFoundError, UploadTarget } from '../src';
+import { InvalidStorageKeyError, StoredFileNotFoundError, UploadTarget } from '../src';
+import { S3Storage, S3StorageOptions } from '../src/s3-storage';
 import { S3RVER_CREDENTIALS, S3TestServer } from './s3-test-server';
 
 const BUCKET = 'dc-uploads';

@@ -1,11 +1,11 @@
 import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { AppError, ErrorCode, Header, IMPORTS_QUEUE, WEBHOOK_DELIVERIES_QUEUE } from '@dc/contracts';
 import { AppConfig, bullPrefix } from '@dc/config';
 import type { Logger } from '@dc/observability';
 import { createRedis } from '@dc/transport';
-import { Queue } from 'bullmq';
+import type { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { OperatorToken } from '../auth/operator-token.guard';
 import { envelope } from '../errors/envelope';
@@ -30,21 +30,20 @@ const REFUSED = new AppError(
  * Its queues share one Redis connection of their own (the gateway's ACL user, which a selector of
  * docker/redis/acl.js lets read these queues' keys), opened by the board's first authorised
  * request and never part of readiness: without Redis the board fails and the API is unaffected.
- * The queues never write (skipMetasUpdate).
+ * The queues never write (skipMetasUpdate). BullMQ itself is loaded then too: ~4 MiB of heap that
+ * every full collection would otherwise mark again in a gateway that never opens the board (ADR 0035).
  */
 export async function registerQueueBoard(app: FastifyInstance, config: AppConfig, operatorToken: OperatorToken, logger: Logger): Promise<{ close(): Promise<void> }> {
   const serverAdapter = new FastifyAdapter().setBasePath(QUEUE_BOARD_PATH);
   // No queue yet: they (and their Redis connection) are opened by the first authorised request.
   const { setQueues } = createBullBoard({ queues: [], serverAdapter, options: { uiConfig: { boardTitle: 'Queues', showWorkers: false } } });
-  let opened: BoardQueues | undefined;
+  let opened: Promise<BoardQueues> | undefined;
   await app.register(
     async (scope) => {
       scope.addHook('onRequest', async (request, reply) => {
         if (operatorToken.acceptsBearerOrBasic(request.headers.authorization)) {
-          if (!opened) {
-            opened = openQueues(config, logger);
-            setQueues(opened.queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })));
-          }
+          opened ??= openQueues(config, logger, setQueues);
+          await opened;
           return;
         }
         const { status, body } = envelope(REFUSED, String(request.id));
@@ -54,7 +53,7 @@ export async function registerQueueBoard(app: FastifyInstance, config: AppConfig
     },
     { prefix: QUEUE_BOARD_PATH },
   );
-  return { close: async () => opened?.close() };
+  return { close: async () => (await opened)?.close() };
 }
 
 interface BoardQueues {
@@ -63,7 +62,8 @@ interface BoardQueues {
 }
 
 /** The board's queues on a connection of their own; they never write (skipMetasUpdate, read-only adapters). */
-function openQueues(config: AppConfig, logger: Logger): BoardQueues {
+async function openQueues(config: AppConfig, logger: Logger, setQueues: (adapters: BullMQAdapter[]) => void): Promise<BoardQueues> {
+  const [{ Queue }, { BullMQAdapter }] = await Promise.all([import('bullmq'), import('@bull-board/api/bullMQAdapter')]);
   const connection = createRedis(config.redis, {
     maxRetriesPerRequest: 1,
     commandTimeout: config.redis.commandTimeoutMs,
@@ -72,6 +72,7 @@ function openQueues(config: AppConfig, logger: Logger): BoardQueues {
   connection.on('error', (err) => logger.debug({ err: err.message }, 'redis error (queue board)'));
   const queues = BOARD_QUEUES.map((name) => new Queue(name, { connection, prefix: bullPrefix(config.redis), skipMetasUpdate: true }));
   for (const queue of queues) queue.on('error', (err) => logger.debug({ err: err.message, queue: queue.name }, 'queue board error'));
+  setQueues(queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })));
   return {
     queues,
     close: async () => {
