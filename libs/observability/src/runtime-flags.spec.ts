@@ -21,11 +21,11 @@ function oldGenerationGrowingFactor(flags: readonly string[]): string {
 }
 
 describe('service V8 flags', () => {
-  it('lets the old generation grow to three times what survived a full collection', () => {
-    expect(oldGenerationGrowingFactor(SERVICE_V8_FLAGS)).toBe('3.0');
+  it('lets the old generation grow to twice what survived a full collection', () => {
+    expect(oldGenerationGrowingFactor(SERVICE_V8_FLAGS)).toBe('2.0');
   });
 
   it("replaces V8's own growing factor, which differs here", () => {
-    expect(oldGenerationGrowingFactor([])).not.toBe('3.0');
+    expect(oldGenerationGrowingFactor([])).not.toBe('2.0');
   });
 });

@@ -12,15 +12,16 @@ import { setFlagsFromString } from 'node:v8';
  * api-core's CPU instead of 0.30 and its old generation swung between 50 and 150 MiB under the page
  * load; without pretenuring, 0.30–0.31 ms and a flat 51 MiB (resident 211 MiB, flat).
  *
- * `--heap-growing-percent=200`: after each full collection the old generation may grow to three
- * times what survived before the next one starts (V8's own factor ranges from 1.1 to 4 here). V8's
- * factor falls to 1.2–1.8 in a service that promotes little (it counts only the main thread's share
- * of marking, most of which runs on helper threads), which left the gateway's ~40 MiB old
- * generation less headroom than the young generation's size: V8 then starts marking again as soon
- * as one collection ends. Under the page load that was a full collection every ~300 requests, and
- * 15–17 % of the gateway's CPU went with it (ADR 0035 has the measurements).
+ * `--heap-growing-percent=100`: after each full collection the old generation may grow to twice
+ * what survived before the next one starts (V8's own factor ranges from 1.1 to 4 here). V8's factor
+ * falls to 1.2–1.8 in a service that promotes little (it counts only the main thread's share of
+ * marking, most of which runs on helper threads), which left the gateway's ~40 MiB old generation
+ * less headroom than the young generation's size: V8 then starts marking again as soon as one
+ * collection ends. Under the page load that was a full collection every ~300 requests, and 15–17 %
+ * of the gateway's CPU went with it. A factor of 3 saves more CPU but kept the gateway ~30 MiB
+ * larger after batch loads, over the 250 MiB budget (ADR 0035 has the measurements).
  */
-export const SERVICE_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--heap-growing-percent=200'];
+export const SERVICE_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--heap-growing-percent=100'];
 
 export function applyServiceRuntimeFlags(): void {
   for (const flag of SERVICE_V8_FLAGS) setFlagsFromString(flag);
