@@ -13,6 +13,7 @@ export * from './validation/decimal-amount';
 export * from './validation/phone';
 export * from './validation/instant-bound';
 export * from './validation/metadata-cache';
+export * from './validation/valid-check';
 export * from './common/list-query.dto';
 export * from './common/query-fields';
 

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppError, cacheValidationMetadata, ErrorIssue } from '@dc/contracts';
+import { AppError, cacheValidationMetadata, ErrorIssue, validCheckFor } from '@dc/contracts';
 
 /** Flattens class-validator's tree into `{message, path}` with paths like `debtors[3].debts[0].currency`. */
 export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
@@ -19,10 +19,15 @@ export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
  * (a misspelt field is a bug the client wants to hear about); every problem is listed at once.
  */
 class DtoValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata) {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'body') return super.transform(value, metadata);
     // Unreadable bodies and NUL characters were refused before (RequestInputGuard).
     // A missing body is validated as an empty object, so the client hears which fields are required.
-    return super.transform(metadata.type === 'body' && value === undefined ? {} : value, metadata);
+    const body = value === undefined ? {} : value;
+    // A valid body goes on as parsed: class-transformer would copy it unchanged (docs/adr/0036).
+    // Anything else takes class-validator's path, which names every problem.
+    const check = metadata.metatype && validCheckFor(metadata.metatype as new () => object);
+    return check && check(body) ? body : super.transform(body, metadata);
   }
 }
 
