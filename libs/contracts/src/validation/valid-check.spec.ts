@@ -43,7 +43,6 @@ function shapedLike(cls: Class, depth = 0): fc.Arbitrary<Record<string, unknown>
 }
 
 function nestedClassOf(cls: Class, name: string): Class | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const storage = require('class-transformer/cjs/storage').defaultMetadataStorage;
   return storage.findTypeMetadata(cls, name)?.typeFunction() as Class | undefined;
 }

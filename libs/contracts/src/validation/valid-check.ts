@@ -3,7 +3,6 @@ import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 
 // class-transformer does not export its metadata storage from the package index.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const transformerStorage = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage }).defaultMetadataStorage;
 
 type Class = new () => object;
