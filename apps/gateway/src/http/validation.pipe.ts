@@ -19,7 +19,7 @@ export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
  * (a misspelt field is a bug the client wants to hear about); every problem is listed at once.
  */
 class DtoValidationPipe extends ValidationPipe {
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body') return super.transform(value, metadata);
     // Unreadable bodies and NUL characters were refused before (RequestInputGuard).
     // A missing body is validated as an empty object, so the client hears which fields are required.
@@ -27,7 +27,7 @@ class DtoValidationPipe extends ValidationPipe {
     // A valid body goes on as parsed: class-transformer would copy it unchanged (docs/adr/0036).
     // Anything else takes class-validator's path, which names every problem.
     const check = metadata.metatype && validCheckFor(metadata.metatype as new () => object);
-    return check && check(body) ? body : super.transform(body, metadata);
+    return check && check(body) ? Promise.resolve(body) : super.transform(body, metadata);
   }
 }
 
