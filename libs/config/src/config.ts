@@ -16,6 +16,8 @@ export type LogFormat = 'json' | 'pretty';
  * (docs/adr/0034).
  */
 export const DEFAULT_LOG_BUFFER_BYTES = 4096;
+/** pino's stream (sonic-boom) refuses a buffer as large as its largest write, 16 KiB. */
+export const MAX_LOG_BUFFER_BYTES = 16_383;
 
 export interface AppConfig {
   env: NodeEnv;
@@ -329,7 +331,7 @@ export function loadConfig(
     env: nodeEnv,
     logLevel: r.oneOf<LogLevel>('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     logFormat: logFormatOf(r, nodeEnv, stdoutIsTty),
-    logBufferBytes: r.int('LOG_BUFFER_BYTES', DEFAULT_LOG_BUFFER_BYTES, 0, 1_048_576),
+    logBufferBytes: r.int('LOG_BUFFER_BYTES', DEFAULT_LOG_BUFFER_BYTES, 0, MAX_LOG_BUFFER_BYTES),
     serviceName,
     database: {
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),

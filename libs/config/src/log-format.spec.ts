@@ -1,4 +1,4 @@
-import { loadConfig } from './config';
+import { loadConfig, MAX_LOG_BUFFER_BYTES } from './config';
 
 /** Issue 15: LOG_FORMAT — pretty for a developer's terminal, JSON everywhere else, never pretty in production. */
 describe('LOG_FORMAT', () => {
@@ -35,5 +35,12 @@ describe('LOG_FORMAT', () => {
         expect((err as { problems: string[] }).problems.join('\n')).not.toContain('LOG_FORMAT');
       }
     }
+  });
+});
+
+describe('LOG_BUFFER_BYTES', () => {
+  it('takes up to MAX_LOG_BUFFER_BYTES and refuses more at start-up (the log stream refuses a buffer of its write size)', () => {
+    expect(loadConfig('api-core', { LOG_BUFFER_BYTES: String(MAX_LOG_BUFFER_BYTES) }).logBufferBytes).toBe(16_383);
+    expect(() => loadConfig('api-core', { LOG_BUFFER_BYTES: '16384' })).toThrow('LOG_BUFFER_BYTES must be an integer from 0 to 16383 (got "16384")');
   });
 });

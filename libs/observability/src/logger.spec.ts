@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { MAX_LOG_BUFFER_BYTES } from '@dc/config';
 import { createLogger } from './logger';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,6 +31,13 @@ describe('createLogger: writes gathered before they reach stdout (LOG_BUFFER_BYT
     expect(written.length).toBeLessThan(83);
     expect(written.map((l) => l.n)).toEqual(Array.from({ length: written.length }, (_, n) => n));
     expect(written[0]).toMatchObject({ service: 'svc', msg: 'request', level: 'info' });
+  });
+
+  it("takes the largest buffer the configuration allows (pino's stream refuses one of its write size, 16 KiB)", async () => {
+    const logger = createLogger('svc', 'info', { bufferBytes: MAX_LOG_BUFFER_BYTES, flushIntervalMs: 20, destination: file });
+    logger.info('big buffer');
+    await pause(200);
+    expect(lines().map((l) => l.msg)).toEqual(['big buffer']);
   });
 
   it('writes gathered lines within the flush interval though the buffer is not full', async () => {
