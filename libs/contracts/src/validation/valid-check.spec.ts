@@ -170,11 +170,17 @@ describe('validCheckFor', () => {
     class NoRules {
       name!: string;
     }
+    class NeedsArguments {
+      @IsString() name: string;
+      constructor(name: string) {
+        this.name = name.trim();
+      }
+    }
     class HoldsUnsupported {
       @ValidateNested() @Type(() => WithTransform) inner!: WithTransform;
     }
 
-    it.each([WithTransform, WithConversion, WithDefault, WithAccessor, NestedWithoutType, WithPromise, Exposed, NoRules, HoldsUnsupported] as Class[])('%p', (cls) => {
+    it.each([WithTransform, WithConversion, WithDefault, WithAccessor, NestedWithoutType, WithPromise, Exposed, NoRules, NeedsArguments, HoldsUnsupported, String, Object, Array] as Class[])('%p', (cls) => {
       expect(validCheckFor(cls)).toBeUndefined();
     });
   });

@@ -66,10 +66,11 @@ function compile(cls: Class, schema: string | undefined, compiling: Map<Class, V
       return compileProperty(cls, name, list, compiling);
     });
     return check;
-  } catch (error) {
+  } catch {
+    // Unsupported, or a class that cannot even be built without arguments: the slow path handles it
+    // as it always did, so no request can fail here.
     compiling.delete(cls);
-    if (error instanceof Unsupported) return undefined;
-    throw error;
+    return undefined;
   }
 }
 
