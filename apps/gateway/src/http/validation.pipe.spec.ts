@@ -48,7 +48,7 @@ describe('createValidationPipe', () => {
     expect((error as AppError).issues).toEqual([{ message: expect.stringMatching(/^debtors /), path: 'debtors' }]);
   });
 
-  it('converts query values the slow way (their DTOs transform)', async () => {
+  it('converts query values as their DTOs say (limit to a number)', async () => {
     await expect(pipe.transform({ limit: '5' }, { type: 'query', metatype: ListQueryDto, data: '' })).resolves.toEqual(expect.objectContaining({ limit: 5 }));
   });
 });

@@ -1,5 +1,5 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppError, cacheValidationMetadata, ErrorIssue, validCheckFor } from '@dc/contracts';
+import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
+import { AppError, cacheValidationMetadata, ErrorIssue, queryParserFor, validCheckFor } from '@dc/contracts';
 
 /** Flattens class-validator's tree into `{message, path}` with paths like `debtors[3].debts[0].currency`. */
 export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
@@ -20,6 +20,12 @@ export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
  */
 class DtoValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query') {
+      // A valid list query becomes its DTO without class-transformer and class-validator (docs/adr/0036).
+      const parse = metadata.metatype && queryParserFor(metadata.metatype as new () => object);
+      const parsed = parse ? parse(value) : undefined;
+      return parsed ? Promise.resolve(parsed) : super.transform(value, metadata);
+    }
     if (metadata.type !== 'body') return super.transform(value, metadata);
     // Unreadable bodies and NUL characters were refused before (RequestInputGuard).
     // A missing body is validated as an empty object, so the client hears which fields are required.
@@ -31,19 +37,22 @@ class DtoValidationPipe extends ValidationPipe {
   }
 }
 
+/** The gateway's class-validator options (a test gives them to Nest's own pipe to compare). */
+export const VALIDATION_OPTIONS: ValidationPipeOptions = {
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors: ValidationError[]) => {
+    const issues = toIssues(errors);
+    const summary = issues.length === 1 ? issues[0].message : `${issues.length} problems: ${issues.map((i) => i.message).join('; ')}`;
+    return AppError.validation(summary.length > 500 ? `${issues.length} problems in the request; see issues.` : summary, issues);
+  },
+};
+
 export function createValidationPipe(): ValidationPipe {
   cacheValidationMetadata();
-  return new DtoValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors: ValidationError[]) => {
-      const issues = toIssues(errors);
-      const summary = issues.length === 1 ? issues[0].message : `${issues.length} problems: ${issues.map((i) => i.message).join('; ')}`;
-      return AppError.validation(summary.length > 500 ? `${issues.length} problems in the request; see issues.` : summary, issues);
-    },
-  });
+  return new DtoValidationPipe(VALIDATION_OPTIONS);
 }

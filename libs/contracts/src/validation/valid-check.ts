@@ -32,6 +32,105 @@ export function validCheckFor(cls: Class): ValidCheck | undefined {
 
 const compiled = new Map<Class, ValidCheck | undefined>();
 
+/** The valid query's class instance, as the transform-and-validate path builds it; undefined means "ask class-validator". */
+export type QueryParser = (query: unknown) => object | undefined;
+
+/**
+ * The same idea for a list's query DTO, whose fields are converted (`limit` to a number, a comma
+ * list to an array, a cursor to the id it stands for) by @Transform and whose `limit` has a
+ * default. It does what `plainToInstance` does with a parsed query string (string and string-array
+ * values only): a new instance of the class, each field of the query passed through the property's
+ * @Transform functions (with the arguments class-transformer gives them) and set; then the compiled
+ * check of that instance. A valid query yields the instance the slow path would return; anything
+ * else (an unknown field, a value that fails, a transform that throws) yields undefined and takes
+ * the slow path, which names the problems. Classes with @Type, @Expose, @Exclude, accessors,
+ * methods, nested validation or versioned/grouped transforms are not compiled.
+ */
+export function queryParserFor(cls: Class): QueryParser | undefined {
+  if (!compiledQueries.has(cls)) compiledQueries.set(cls, compileQuery(cls));
+  return compiledQueries.get(cls);
+}
+
+const compiledQueries = new Map<Class, QueryParser | undefined>();
+
+/** What class-transformer hands a @Transform function as `options` when plainToInstance gets none (its defaultOptions). */
+const TRANSFORM_OPTIONS = Object.freeze({
+  enableCircularCheck: false,
+  enableImplicitConversion: false,
+  excludeExtraneousValues: false,
+  excludePrefixes: undefined,
+  exposeDefaultValues: false,
+  exposeUnsetFields: true,
+  groups: undefined,
+  ignoreDecorators: false,
+  strategy: undefined,
+  targetMaps: undefined,
+  version: undefined,
+});
+
+type TransformFn = (params: { value: unknown; key: string; obj: unknown; type: TransformationType; options: typeof TRANSFORM_OPTIONS }) => unknown;
+
+function compileQuery(cls: Class): QueryParser | undefined {
+  try {
+    assertNoTransformerMetadata(cls);
+    new cls(); // a constructor that needs arguments: the slow path's
+    const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, undefined as unknown as string, false, false, undefined);
+    if (metadatas.length === 0) return undefined;
+    const grouped = getMetadataStorage().groupByPropertyName(metadatas);
+    const allowed = new Set(Object.keys(grouped));
+    const properties = Object.entries(grouped).map(([name, list]) => compileProperty(cls, name, list, new Map(), { transforms: true }));
+    const transforms = new Map<string, TransformFn[]>(
+      [...allowed].map((name) => [name, transformsOf(cls, name)]),
+    );
+    return (query) => {
+      if (query === null || typeof query !== 'object' || Array.isArray(query)) return undefined;
+      const source = query as Record<string, unknown>;
+      try {
+        const instance = new cls() as Record<string, unknown>;
+        for (const key of Object.keys(source)) {
+          const fns = transforms.get(key);
+          if (!fns) return undefined; // unknown (or __proto__, constructor): forbidNonWhitelisted's answer
+          const raw = source[key];
+          // class-transformer copies an array before the transforms see it.
+          let value: unknown = typeof raw === 'string' ? raw : isStringArray(raw) ? [...raw] : NOT_A_QUERY_VALUE;
+          if (value === NOT_A_QUERY_VALUE) return undefined;
+          for (const fn of fns) value = fn({ value, key, obj: source, type: TransformationType.PLAIN_TO_CLASS, options: TRANSFORM_OPTIONS });
+          instance[key] = value; // exposeUnsetFields: undefined is set too
+        }
+        return acceptsObject(instance, properties, allowed) ? instance : undefined;
+      } catch {
+        return undefined; // a transform that throws: the slow path fails the same way it always did
+      }
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+const NOT_A_QUERY_VALUE = Symbol('not a query value');
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** A property's PLAIN_TO_CLASS @Transform functions, in class-transformer's order; grouped or versioned ones are not compiled. */
+function transformsOf(cls: Class, name: string): TransformFn[] {
+  return transformerStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS).map((metadata) => {
+    const options = metadata.options ?? {};
+    if (options.groups?.length || options.since !== undefined || options.until !== undefined) throw new Unsupported();
+    return metadata.transformFn as TransformFn;
+  });
+}
+
+/** No @Type, @Expose or @Exclude, no strategy, and no accessors or methods for class-transformer to skip. */
+function assertNoTransformerMetadata(cls: Class): void {
+  if (transformerStorage.getStrategy(cls) !== 'none') throw new Unsupported();
+  if (transformerStorage.getExposedMetadatas(cls).length || transformerStorage.getExcludedMetadatas(cls).length) throw new Unsupported();
+  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (Object.getOwnPropertyNames(proto).some((name) => name !== 'constructor')) throw new Unsupported();
+  }
+}
+
 /** Thrown while compiling a class the check does not reproduce. */
 class Unsupported extends Error {}
 
@@ -76,16 +175,16 @@ function compile(cls: Class, schema: string | undefined, compiling: Map<Class, V
 
 /** class-transformer must copy a valid value as it is, so validating the plain value is the same. */
 function assertPlainTransformation(cls: Class): void {
-  if (transformerStorage.getStrategy(cls) !== 'none') throw new Unsupported();
-  if (transformerStorage.getExposedMetadatas(cls).length || transformerStorage.getExcludedMetadatas(cls).length) throw new Unsupported();
+  assertNoTransformerMetadata(cls);
   if (Object.keys(new cls()).length) throw new Unsupported(); // initialisers add values the plain object lacks
-  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    if (Object.getOwnPropertyNames(proto).some((name) => name !== 'constructor')) throw new Unsupported();
-  }
 }
 
-function compileProperty(cls: Class, name: string, list: ValidationMetadata[], compiling: Map<Class, ValidCheck>): PropertyCheck {
-  if (transformerStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS).length) throw new Unsupported();
+/**
+ * `transforms`: the property's @Transform functions are applied before the check (a query), so the
+ * check sees their result; otherwise a property with any is not compiled (a body).
+ */
+function compileProperty(cls: Class, name: string, list: ValidationMetadata[], compiling: Map<Class, ValidCheck>, mode = { transforms: false }): PropertyCheck {
+  if (!mode.transforms && transformerStorage.findTransformMetadatas(cls, name, TransformationType.PLAIN_TO_CLASS).length) throw new Unsupported();
   const property: PropertyCheck = { name, conditions: [], rules: [] };
   const type = transformerStorage.findTypeMetadata(cls, name);
   for (const metadata of list) {
@@ -100,7 +199,7 @@ function compileProperty(cls: Class, name: string, list: ValidationMetadata[], c
         property.rules.push(...compileRules(cls, name, metadata));
         break;
       case ValidationTypes.NESTED_VALIDATION: {
-        if (!type?.typeFunction || type.options?.discriminator) throw new Unsupported();
+        if (mode.transforms || !type?.typeFunction || type.options?.discriminator) throw new Unsupported();
         const nestedClass = type.typeFunction({ newObject: undefined, object: {}, property: name }) as Class;
         // class-validator looks nested rules up under the parent's name as schema.
         const nested = compile(nestedClass, cls.name, compiling);
