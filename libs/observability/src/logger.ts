@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import { censorSecrets } from './log-redaction';
 import { currentLogFields } from './request-context';
 
 export type { Logger } from 'pino';
@@ -21,7 +22,8 @@ export interface LoggerOptions {
 /**
  * JSON logs, one object per line, with the service name and the current request id (the request
  * context's, set by the gateway per HTTP request, by api-core per NATS request and by the workers
- * per job). Secrets never reach a log: authorization headers and key material are redacted by path.
+ * per job). Secrets never reach a log: authorization headers and key material are censored
+ * (censorSecrets).
  * `format: 'pretty'` (LOG_FORMAT, development only: libs/config refuses it in production) prints
  * the same objects through pino-pretty, a development dependency loaded only then.
  *
@@ -38,12 +40,8 @@ export function createLogger(service: string, level: string, options: LoggerOpti
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: censorSecrets },
     mixin: currentLogFields,
-    redact: {
-      paths: ['authorization', 'req.headers.authorization', '*.key', '*.secret', 'key', 'secret', 'operatorToken'],
-      censor: '[redacted]',
-    },
   }, destination);
 }
 
