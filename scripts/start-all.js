@@ -17,9 +17,12 @@ if (process.env.NODE_ENV !== 'production') process.env.WEBHOOK_ALLOW_PRIVATE_TAR
 // The children write to this script's pipe, not to the terminal: ask them for readable lines here.
 if (process.env.NODE_ENV !== 'production' && process.stdout.isTTY) process.env.LOG_FORMAT ??= 'pretty';
 
+// Heap options each service runs with (docs/adr/0037), as the Dockerfile gives them.
+const { SERVICE_NODE_ARGS } = require('../dist/libs/observability/src/runtime-flags');
+
 const apps = ['api-core', 'gateway', 'importer', 'webhook-dispatcher'];
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'apps', app, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...(SERVICE_NODE_ARGS[app] ?? []), path.join(__dirname, '..', 'dist', 'apps', app, 'src', 'main.js')], {
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: Ctrl-C reaches only this script, which stops each child once with SIGTERM

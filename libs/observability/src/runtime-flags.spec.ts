@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { SERVICE_V8_FLAGS } from './runtime-flags';
+import { missingNodeArgs, SERVICE_NODE_ARGS, SERVICE_V8_FLAGS } from './runtime-flags';
 
 /**
  * The flags are set at run time (v8.setFlagsFromString), which V8 does not promise to honour for
@@ -27,5 +27,27 @@ describe('service V8 flags', () => {
 
   it("replaces V8's own growing factor, which differs here", () => {
     expect(oldGenerationGrowingFactor([])).not.toBe('2.0');
+  });
+});
+
+/** The old generation's limit after a full collection of a small heap, from V8's own trace (KB). */
+function oldGenerationLimitKb(nodeArgs: readonly string[]): number {
+  const run = spawnSync(process.execPath, [...nodeArgs, '--expose-gc', '--trace-gc-verbose', '-e', 'globalThis.gc()'], { encoding: 'utf8' });
+  expect(run.status).toBe(0);
+  const limits = [...run.stdout.matchAll(/\[HeapController\] Limit: old size: \d+ KB, new limit: (\d+) KB/g)];
+  expect(limits.length).toBeGreaterThan(0);
+  return Number(limits.at(-1)![1]);
+}
+
+describe('service node options (SERVICE_NODE_ARGS)', () => {
+  it('keep the gateway’s old-generation limit at 112 MiB or more, where V8 alone sets it far lower', () => {
+    expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(112 * 1024);
+    expect(oldGenerationLimitKb([])).toBeLessThan(64 * 1024);
+  });
+
+  it('names the options a process was started without', () => {
+    expect(missingNodeArgs('gateway', [])).toEqual(['--initial-old-space-size=112']);
+    expect(missingNodeArgs('gateway', ['--inspect', '--initial-old-space-size=112'])).toEqual([]);
+    expect(missingNodeArgs('api-core', [])).toEqual([]);
   });
 });

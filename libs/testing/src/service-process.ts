@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { SERVICE_NODE_ARGS } from '@dc/observability';
 
 // libs/testing/src under ts-jest, or dist/libs/testing/src when a compiled bench imports it.
 const UP = path.resolve(__dirname, '../../..');
@@ -32,7 +33,8 @@ export class ServiceProcess {
     /** The compiled entry point below the repository root; the app's production one by default. */
     entry = `dist/apps/${app}/src/main.js`,
   ) {
-    this.child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, entry)], {
+    // Started as in production: with the service's heap options (docs/adr/0037).
+    this.child = spawn(process.execPath, [...(SERVICE_NODE_ARGS[app] ?? []), ...nodeArgs, path.join(ROOT, entry)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
