@@ -40,14 +40,14 @@ function oldGenerationLimitKb(nodeArgs: readonly string[]): number {
 }
 
 describe('service node options (SERVICE_NODE_ARGS)', () => {
-  it('keep the gateway’s old-generation limit at 112 MiB or more, where V8 alone sets it far lower', () => {
-    expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(112 * 1024);
+  it('keep the gateway’s old-generation limit at 96 MiB or more, where V8 alone sets it far lower', () => {
+    expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(96 * 1024);
     expect(oldGenerationLimitKb([])).toBeLessThan(64 * 1024);
   });
 
   it('names the options a process was started without', () => {
-    expect(missingNodeArgs('gateway', [])).toEqual(['--initial-old-space-size=112']);
-    expect(missingNodeArgs('gateway', ['--inspect', '--initial-old-space-size=112'])).toEqual([]);
+    expect(missingNodeArgs('gateway', [])).toEqual(['--initial-old-space-size=96']);
+    expect(missingNodeArgs('gateway', ['--inspect', '--initial-old-space-size=96'])).toEqual([]);
     expect(missingNodeArgs('api-core', [])).toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
 class DtoValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'query') {
-      // A valid list query becomes its DTO without class-transformer and class-validator (docs/adr/0036).
+      // A valid list query becomes its DTO without class-transformer and class-validator (docs/adr/0037).
       const parse = metadata.metatype && queryParserFor(metadata.metatype as new () => object);
       const parsed = parse ? parse(value) : undefined;
       return parsed ? Promise.resolve(parsed) : super.transform(value, metadata);
