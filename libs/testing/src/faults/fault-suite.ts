@@ -256,13 +256,18 @@ export class FaultSuite {
           .then(async (r) => ({ status: r.status, body: (await r.json()) as any }))),
     );
     const paymentIds = new Set(paymentAnswers.filter((a) => a.status < 300).map((a) => a.body.data.id as string));
-    const [rows, events, deliveries] = await this.sql(async (c) => [
+    // The payment row and its outbox event are written with the answer; the delivery row only once
+    // the outbox relay has fanned the event out, so it is counted after the webhook has arrived.
+    const [rows, events] = await this.sql(async (c) => [
       (await c.query('SELECT count(*)::int AS n FROM payments WHERE portfolio_id = $1', [portfolioId])).rows[0].n as number,
       (await c.query("SELECT count(*)::int AS n FROM outbox_events WHERE portfolio_id = $1 AND type = 'payment.registered'", [portfolioId])).rows[0].n as number,
-      (await c.query("SELECT count(*)::int AS n FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE e.portfolio_id = $1", [portfolioId])).rows[0].n as number,
     ]);
     const [id] = [...paymentIds];
     if (id) await this.receiver.waitFor((r) => this.receiver.matching((b) => b.data?.id === id).includes(r), 20_000, `the delivery of ${id}`);
+    const deliveries = await this.sql(
+      async (c) =>
+        (await c.query('SELECT count(*)::int AS n FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE e.portfolio_id = $1', [portfolioId])).rows[0].n as number,
+    );
     const received = new Set(this.receiver.matching((b) => b.data?.id === id).map((r) => r.json().id as string)).size;
     return {
       batch: {
