@@ -518,7 +518,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     // single samples land anywhere on it. Flat: under the target, and the last quarter's peak at
     // most 5 % above the second quarter's (once the heap has settled).
     const quarters = [0, 1, 2, 3].map((q) => soak.filter((x) => x.s >= (q * SOAK_SECONDS) / 4 && (q === 3 || x.s < ((q + 1) * SOAK_SECONDS) / 4)));
-    const peak = (xs: typeof soak, of: 'gateway' | 'core') => Math.max(...xs.map((x) => x[of]));
+    const peak = (xs: typeof soak, of: 'gateway' | 'core') => (xs.length ? Math.max(...xs.map((x) => x[of])) : Number.NaN); // NaN: a soak too short for four quarters
     const verdict = (of: 'gateway' | 'core') => {
       const from = peak(quarters[1], of);
       const growth = peak(quarters[3], of) - from;
