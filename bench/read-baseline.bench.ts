@@ -18,7 +18,7 @@ import { percentile, printTable, runLoad } from './load';
  * The read API against a bare baseline of the same path, interleaved in one run (issue 13,
  * deliverable 5; bench/README.md):
  *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --warm-up 5 --rounds 5 --connections 50 --soak 60 --profile DIR
- *                             --phases empty,point,fresh,compression,stale,batch,soak --project-env K=V,K=V]
+ *                             --phases empty,point,fresh,compression,stale,batch,soak --project-env K=V,K=V --baseline-env K=V,K=V]
  * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
  * Baseline: bare-gateway (Fastify → NATS) → bare-pg-service (api-core's SQL through `pg`, the
  * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
@@ -45,13 +45,17 @@ const PHASES = ['empty', 'point', 'fresh', 'compression', 'stale', 'batch', 'soa
 const chosen = (option('phases') ?? PHASES.join(',')).split(',');
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--phases: unknown phase "${name}" (known: ${PHASES.join(', ')})`);
 const runs = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
+const envOption = (name: string): Record<string, string> =>
+  Object.fromEntries(
+    (option(name) ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 /** Settings of the project's processes for an experiment (LOG_LEVEL=warn, NODE_OPTIONS=--max-old-space-size=128, …). */
-const PROJECT_ENV: Record<string, string> = Object.fromEntries(
-  (option('project-env') ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+const PROJECT_ENV = envOption('project-env');
+/** The same for the baseline's two processes (NODE_OPTIONS=--perf-basic-prof to profile both sides alike). */
+const BASELINE_ENV = envOption('baseline-env');
 const BATCH = 500;
 const LIMIT = 50;
 /**
@@ -236,6 +240,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     [BaselineEnv.requestTimeoutMs]: stack.env.NATS_REQUEST_TIMEOUT_MS,
     // Profiled like the project's, so the two can be read side by side.
     ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
+    ...BASELINE_ENV,
   };
   // ServiceProcess runs any compiled entry; its app name only labels its errors.
   const bareService = new ServiceProcess('bare-pg-service' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-pg-service.js');
