@@ -36,9 +36,11 @@ const AFTER_CONTACTS: readonly Field[] = [
 
 /** Inside the keyset page: the debtor's own columns, named as the view's fields. */
 const PAGE_COLUMNS = Prisma.raw([...BEFORE_CONTACTS, ...AFTER_CONTACTS].map(([column, field]) => `d.${column} AS "${field}"`).join(', '));
-/** Outside it: the same fields, timestamps as the API's text. */
+/** Outside it: the same fields, timestamps as the API's text (built once, not per request). */
 const fromPage = (fields: readonly Field[]) =>
   Prisma.raw(fields.map(([column, field]) => (column.endsWith('_at') ? `${isoTimestampSql(`page."${field}"`)} AS "${field}"` : `page."${field}"`)).join(', '));
+const PAGE_BEFORE_CONTACTS = fromPage(BEFORE_CONTACTS);
+const PAGE_AFTER_CONTACTS = fromPage(AFTER_CONTACTS);
 
 /**
  * Phones and emails in position order, each serialised by Postgres in the view's shape
@@ -68,7 +70,7 @@ export function reachableDebtorsSql(auth: AuthContext, filter: DebtorListFilter 
   const page = reachableKeysetPageSql(auth, { columns: PAGE_COLUMNS, from: Prisma.sql`debtors d`, alias: 'd', live, key, conditions: [], portfolioId: filter.portfolioId, afterId, take });
   return Prisma.sql`
     SELECT view.id, row_to_json(view)::text AS json FROM (
-      SELECT ${fromPage(BEFORE_CONTACTS)}, ${CONTACTS}, ${fromPage(AFTER_CONTACTS)}
+      SELECT ${PAGE_BEFORE_CONTACTS}, ${CONTACTS}, ${PAGE_AFTER_CONTACTS}
       FROM (${page}) page) view
     ORDER BY view.id`;
 }
