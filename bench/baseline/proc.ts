@@ -19,13 +19,17 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** CPU seconds (user + system) a process has used so far (/proc/<pid>/stat utime + stime). */
-export function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) a process has used so far (/proc/<pid>/stat utime + stime), plus,
+ * with `reapedChildren`, those of its children that have ended (cutime + cstime).
+ */
+export function cpuSeconds(pid: number, reapedChildren = false): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name, which is in parentheses and may hold spaces: utime and
-  // stime are fields 14 and 15 of the line, 12 and 13 after ")".
+  // The fields after the command name, which is in parentheses and may hold spaces: utime, stime,
+  // cutime and cstime are fields 14 to 17 of the line, 12 to 15 after ")".
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (reapedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / CLOCK_TICKS;
 }
 
 /**
@@ -64,7 +68,11 @@ export class RssSampler {
 /**
  * CPU seconds used so far by every process whose command name (/proc/<pid>/stat, at most 15
  * characters) is one of `names`, summed per name: the shared servers (postgres backends,
- * nats-server, redis-server), whose work per request counts as much as the services'.
+ * nats-server, redis-server), whose work per request counts as much as the services'. Ended
+ * children count too, through their parent: a Postgres backend that ends (a pool closes a
+ * connection idle for 10 s, as both systems' pools do while the other system runs) takes its CPU
+ * time out of the living processes' sum and into the postmaster's. Without it, a run during which
+ * the other system's backends ended showed negative Postgres CPU.
  */
 export function cpuSecondsByCommand(names: readonly string[]): Record<string, number> {
   const totals: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
@@ -73,7 +81,7 @@ export function cpuSecondsByCommand(names: readonly string[]): Record<string, nu
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (command in totals) totals[command] += cpuSeconds(Number(entry));
+      if (command in totals) totals[command] += cpuSeconds(Number(entry), true);
     } catch {
       // The process ended between the listing and the read.
     }
