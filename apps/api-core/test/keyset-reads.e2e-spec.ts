@@ -74,14 +74,15 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   /** Buffers read by the statement's generic plan (PREPARE + EXPLAIN EXECUTE, as Postgres caches it). */
   const genericPlanBuffers = (statement: { text: string; values: unknown[] }) => planBuffers(client, statement);
 
-  async function walk<T extends { id: string }>(page: (after: string | null) => Promise<T[]>): Promise<string[]> {
+  /** Debtor rows come as bytes (Database.preparedBytes), the others as strings. */
+  async function walk<T extends { id: string | Buffer }>(page: (after: string | null) => Promise<T[]>): Promise<string[]> {
     const seen: string[] = [];
     let after: string | null = null;
     for (;;) {
       const rows = await page(after);
-      seen.push(...rows.slice(0, 50).map((r) => r.id));
+      seen.push(...rows.slice(0, 50).map((r) => String(r.id)));
       if (rows.length <= 50) return seen;
-      after = rows[49].id;
+      after = String(rows[49].id);
     }
   }
 
@@ -137,7 +138,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
 
   it('by-id debtor reads: own organization only, never deleted or erased', async () => {
     const repo = new DebtorsRepository(database);
-    expect(JSON.parse((await repo.findReachable(A, id('dbt', 6)))?.json ?? '{}').contactInfoPhoneNumbers).toHaveLength(1);
+    expect(JSON.parse(String((await repo.findReachable(A, id('dbt', 6)))?.json ?? '{}')).contactInfoPhoneNumbers).toHaveLength(1);
     expect(await repo.findReachable(A, id('dbt', 3))).toBeNull();
     expect(await repo.findReachable(A, id('dbt', 2))).toBeNull();
     expect(await repo.findReachable(A, id('dbt', 4))).toBeNull();

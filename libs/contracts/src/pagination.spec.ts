@@ -1,4 +1,4 @@
-import { jsonItemBody, jsonListBody, JsonRow, toPage } from './pagination';
+import { jsonItemBody, jsonItemBytes, jsonListBody, jsonListBytes, JsonRow, toPage } from './pagination';
 import { JsonBytes } from './rpc/json-bytes';
 
 /** Rows as Postgres serialises them, beside the objects toPage would serialise. */
@@ -11,6 +11,17 @@ describe('JSON bodies from rows Postgres serialised', () => {
   it.each([0, 1, 3, 4, 5])('a list of %i rows (limit 4) is byte for byte what toPage would serialise', (n) => {
     const { json, views } = rows(n);
     expect(jsonListBody(json, 4)).toBe(JSON.stringify(toPage(views, 4, (v) => v)));
+  });
+
+  it.each([0, 1, 3, 4, 5])('from rows read as bytes, a list of %i rows (limit 4) has the same bytes', (n) => {
+    const { json } = rows(n);
+    const bytes = json.map((r) => ({ id: Buffer.from(r.id), json: Buffer.from(r.json) }));
+    expect(jsonListBytes(bytes, 4).equals(Buffer.from(jsonListBody(json, 4)))).toBe(true);
+  });
+
+  it('an item from a row read as bytes has the same bytes', () => {
+    const [row] = rows(1).json;
+    expect(jsonItemBytes({ id: Buffer.from(row.id), json: Buffer.from(row.json) }).toString()).toBe(jsonItemBody(row));
   });
 
   it('an item is {"data": <row>}', () => {

@@ -79,3 +79,33 @@ export function jsonListBody(rows: JsonRow[], limit: number): string {
 export function jsonItemBody(row: JsonRow): string {
   return `{"data":${row.json}}`;
 }
+
+/** A serialised row as the bytes Postgres sent (Database.preparedBytes): its id and its JSON, UTF-8. */
+export interface JsonBytesRow {
+  id: Buffer;
+  json: Buffer;
+}
+
+const LIST_HEAD = Buffer.from('{"data":[');
+const ITEM_HEAD = Buffer.from('{"data":');
+const ITEM_TAIL = Buffer.from('}');
+const COMMA = Buffer.from(',');
+
+/** `jsonListBody` from rows read as bytes: the same bytes, built without decoding or encoding a row. */
+export function jsonListBytes(rows: JsonBytesRow[], limit: number): Buffer {
+  const hasMore = rows.length > limit;
+  const count = hasMore ? limit : rows.length;
+  const parts: Buffer[] = [LIST_HEAD];
+  for (let i = 0; i < count; i++) {
+    if (i) parts.push(COMMA);
+    parts.push(rows[i].json);
+  }
+  const nextCursor = hasMore ? `"${encodeCursor(rows[count - 1].id.toString('latin1'))}"` : 'null';
+  parts.push(Buffer.from(`],"pagination":{"hasMore":${hasMore},"limit":${limit},"nextCursor":${nextCursor}}}`));
+  return Buffer.concat(parts);
+}
+
+/** `jsonItemBody` from a row read as bytes. */
+export function jsonItemBytes(row: JsonBytesRow): Buffer {
+  return Buffer.concat([ITEM_HEAD, row.json, ITEM_TAIL]);
+}

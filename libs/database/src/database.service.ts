@@ -1,9 +1,10 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Client, Pool, QueryResultRow } from 'pg';
+import { Client, Pool, QueryConfig, QueryResultRow } from 'pg';
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { ConnectionOptions } from 'node:tls';
 import { Prisma, PrismaClient } from './generated/prisma/client';
+import { BYTES_FOR_BINARY_COLUMNS, readBinaryColumnsAsBytes } from './binary-columns';
 import { DeadlinePool } from './deadline-pool';
 import { TransactionTimeoutError } from './transient-error';
 
@@ -116,6 +117,7 @@ export class Database implements Transactions {
     // An idle connection lost (Postgres restarted or unreachable) is dropped by the pool; without a
     // listener that 'error' event would end the process.
     this.pool.on('error', () => undefined);
+    readBinaryColumnsAsBytes();
     compileWasmWithLiftoffOnly();
     const transactionOptions = options.statementTimeoutMs ? { timeout: options.statementTimeoutMs, maxWait: options.connectTimeoutMs } : undefined;
     this.client = new PrismaClient({ adapter: new PrismaPg(this.pool), transactionOptions });
@@ -127,15 +129,30 @@ export class Database implements Transactions {
    * combination of optional filters) is its own statement with its own cached plan.
    */
   async prepared<T extends QueryResultRow>(query: Prisma.Sql): Promise<T[]> {
+    return (await this.pool.query<T>(this.preparedConfig(query))).rows;
+  }
+
+  /**
+   * `prepared`, with every column read as the bytes Postgres sent: a `text` column's value is its
+   * UTF-8 bytes (binary-columns.ts), never decoded into a string. For JSON Postgres serialised that
+   * goes into a reply as it is (docs/adr/0038).
+   */
+  async preparedBytes<T extends { [column in keyof T]: Buffer | null }>(query: Prisma.Sql): Promise<T[]> {
+    // pg's `binary` (all result columns in binary format) is missing from @types/pg's QueryConfig.
+    const config: QueryConfig & { binary: true } = { ...this.preparedConfig(query), binary: true, types: BYTES_FOR_BINARY_COLUMNS };
+    return (await this.pool.query<QueryResultRow>(config)).rows as T[];
+  }
+
+  private preparedConfig(query: Prisma.Sql): { text: string; values: unknown[]; name?: string } {
     const text = query.text;
     // Behind a transaction-pooling PgBouncer each query may land on another server connection.
-    if (this.options.preparedStatements === false) return (await this.pool.query<T>({ text, values: query.values })).rows;
+    if (this.options.preparedStatements === false) return { text, values: query.values };
     let name = this.statementNames.get(text);
     if (!name) {
       name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       this.statementNames.set(text, name);
     }
-    return (await this.pool.query<T>({ name, text, values: query.values })).rows;
+    return { name, text, values: query.values };
   }
 
   /**

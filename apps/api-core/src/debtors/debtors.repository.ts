@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, DebtorStatus, DebtorView, ErasureScheme, JsonRow } from '@dc/contracts';
+import { AuthContext, DebtorStatus, DebtorView, ErasureScheme, JsonBytesRow } from '@dc/contracts';
 import { Database, isoTimestampSql, Prisma, Tx } from '@dc/database';
 import { reachableKeysetPageSql } from '../reach/reach.repository';
 
@@ -84,12 +84,12 @@ export class DebtorsRepository {
   constructor(private readonly db: Database) {}
 
   /** One keyset page (limit + 1 rows, id order) of the debtors the key can reach, each as its view's JSON. */
-  listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<JsonRow[]> {
-    return this.db.prepared<JsonRow>(reachableDebtorsSql(auth, filter, afterId, take));
+  listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<JsonBytesRow[]> {
+    return this.db.preparedBytes<JsonBytesRow>(reachableDebtorsSql(auth, filter, afterId, take));
   }
 
-  async findReachable(auth: AuthContext, id: string): Promise<JsonRow | null> {
-    const [row] = await this.db.prepared<JsonRow>(reachableDebtorsSql(auth, { id }, null, 1));
+  async findReachable(auth: AuthContext, id: string): Promise<JsonBytesRow | null> {
+    const [row] = await this.db.preparedBytes<JsonBytesRow>(reachableDebtorsSql(auth, { id }, null, 1));
     return row ?? null;
   }
 

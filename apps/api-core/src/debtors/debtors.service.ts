@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, ErasureTombstones, ItemBody, jsonItemBody, JsonBytes, jsonListBody, ListBody } from '@dc/contracts';
+import { AppError, AuthContext, DebtorErasureView, DebtorListQueryDto, DebtorView, ErasureTombstones, ItemBody, JsonBytes, jsonItemBytes, jsonListBytes, ListBody } from '@dc/contracts';
 import type { Transactions } from '@dc/database';
 import { TRANSACTIONS } from '../tokens';
 import { DebtorsRepository } from './debtors.repository';
@@ -13,17 +13,17 @@ export class DebtorsService {
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
 
-  /** A page's JSON, built from the rows Postgres serialised (never parsed here: docs/adr/0024). */
+  /** A page's JSON, built from the bytes of the rows Postgres serialised (never parsed or decoded here: docs/adr/0024, 0038). */
   async list(auth: AuthContext, query: DebtorListQueryDto): Promise<JsonBytes<ListBody<DebtorView>>> {
     const filter = { portfolioId: query.portfolioId, status: query.status };
     const rows = await this.debtors.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
-    return JsonBytes.fromText(jsonListBody(rows, query.limit));
+    return new JsonBytes(jsonListBytes(rows, query.limit));
   }
 
   async get(auth: AuthContext, id: string): Promise<JsonBytes<ItemBody<DebtorView>>> {
     const debtor = await this.debtors.findReachable(auth, id);
     if (!debtor) throw AppError.notFound('debtor');
-    return JsonBytes.fromText(jsonItemBody(debtor));
+    return new JsonBytes(jsonItemBytes(debtor));
   }
 
   /**
