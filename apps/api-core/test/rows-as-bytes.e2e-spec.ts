@@ -36,7 +36,7 @@ describe('columns read as bytes (Database.preparedBytes)', () => {
     expect([...row.n]).toEqual([0x00, 0x00, 0x03, 0xe8]);
   });
 
-  it('many rows over many socket reads keep their own bytes (each is a copy, not a view of the parser’s buffer)', async () => {
+  it('many rows over many socket reads keep their own bytes (each copied out of the parser’s buffer before it reads on)', async () => {
     const rows = await database.preparedBytes<{ id: Buffer; json: Buffer }>(Prisma.sql`
       SELECT lpad(g::text, 6, '0') AS id, '{"n":' || g || ',"name":"' || repeat('é' || g::text, 200) || '"}' AS json
       FROM generate_series(1, ${3000}::int) g ORDER BY g`);

@@ -28,7 +28,9 @@ let installed = false;
  * Buffer: non-text binary values come back corrupted (brianc/node-postgres#3495, open; the fixes,
  * #3734 and #3777, were closed unmerged). This wraps the parser's `handlePacket` the way #3777
  * changed it: after a row description with binary columns, those fields of each row are handed
- * over as a copy of their bytes, the others decoded as before. Rows of queries without binary
+ * over as their bytes, the others decoded as before. pg's Result copies the bytes of object rows;
+ * it does not for `rowMode: 'array'`, which must not be combined with `binary` (Prisma, the only
+ * user of array rows here, never asks for binary columns). Rows of queries without binary
  * columns (all of Prisma's, every other query here) take the original code after one property
  * check. Idempotent. `apps/api-core/test/rows-as-bytes.e2e-spec.ts` checks it against a real
  * server and fails if a pg-protocol upgrade changes what it wraps.
@@ -66,8 +68,9 @@ function dataRow(offset: number, length: number, bytes: Buffer, binary: boolean[
       fields[i] = null;
       continue;
     }
-    // A copy: the parser reuses its buffer for the next chunk from the socket.
-    fields[i] = binary[i] ? Buffer.from(bytes.subarray(at, at + size)) : bytes.toString('utf8', at, at + size);
+    // A view of the parser's buffer, which it reuses for later chunks from the socket: pg's Result
+    // copies each binary value into a Buffer of its own (`parseRow`) before the next chunk is read.
+    fields[i] = binary[i] ? bytes.subarray(at, at + size) : bytes.toString('utf8', at, at + size);
     at += size;
   }
   return new DataRowMessage(length, fields);
