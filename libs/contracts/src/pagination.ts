@@ -71,8 +71,13 @@ export function jsonListBody(rows: JsonRow[], limit: number): string {
   const count = hasMore ? limit : rows.length;
   let data = '';
   for (let i = 0; i < count; i++) data += (i ? ',' : '') + rows[i].json;
-  const nextCursor = hasMore ? `"${encodeCursor(rows[count - 1].id)}"` : 'null';
-  return `{"data":[${data}],"pagination":{"hasMore":${hasMore},"limit":${limit},"nextCursor":${nextCursor}}}`;
+  return `{"data":[${data}${listTail(hasMore, limit, hasMore ? rows[count - 1].id : null)}`;
+}
+
+/** What follows a list body's last row: the end of `data` and the pagination object. */
+function listTail(hasMore: boolean, limit: number, lastId: string | null): string {
+  const nextCursor = lastId === null ? 'null' : `"${encodeCursor(lastId)}"`;
+  return `],"pagination":{"hasMore":${hasMore},"limit":${limit},"nextCursor":${nextCursor}}}`;
 }
 
 /** The JSON text of an item body from one serialised row. */
@@ -100,8 +105,7 @@ export function jsonListBytes(rows: JsonBytesRow[], limit: number): Buffer {
     if (i) parts.push(COMMA);
     parts.push(rows[i].json);
   }
-  const nextCursor = hasMore ? `"${encodeCursor(rows[count - 1].id.toString('latin1'))}"` : 'null';
-  parts.push(Buffer.from(`],"pagination":{"hasMore":${hasMore},"limit":${limit},"nextCursor":${nextCursor}}}`));
+  parts.push(Buffer.from(listTail(hasMore, limit, hasMore ? rows[count - 1].id.toString('latin1') : null)));
   return Buffer.concat(parts);
 }
 
