@@ -2,10 +2,8 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import type { Logger } from '@dc/observability';
-import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
-import { ScopeGuard } from './auth/scope.guard';
 import { CoreClient } from './core-client/core-client';
 import { CoreReplyInterceptor } from './core-client/core-reply.interceptor';
 import { AppExceptionFilter } from './errors/app-exception.filter';
@@ -15,9 +13,9 @@ import { IdempotencyStore } from './idempotency/idempotency.store';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { OPERATOR_CONTROLLERS } from './operator';
 import { PUBLIC_CONTROLLERS } from './public';
-import { DebtorBatchSizeGuard } from './public/debtors/batch-size.guard';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitPolicy } from './rate-limit/rate-limit.policy';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { PublicRouteGuard } from './routes/public-route.guard';
 import { CONFIG, LOGGER } from './tokens';
 
 export interface GatewayDependencies {
@@ -51,7 +49,7 @@ export class PublicApiModule {
     return {
       module: PublicApiModule,
       controllers: [...PUBLIC_CONTROLLERS, ...extraControllers],
-      providers: [...shared(deps), AuthGuard, ScopeGuard, RateLimitGuard, IdempotencyInterceptor, CoreReplyInterceptor, DebtorBatchSizeGuard],
+      providers: [...shared(deps), PublicRouteGuard, RateLimitPolicy, IdempotencyInterceptor, CoreReplyInterceptor],
     };
   }
 }

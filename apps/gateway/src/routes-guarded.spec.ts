@@ -1,14 +1,12 @@
 import { GUARDS_METADATA, HTTP_CODE_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { AuthGuard } from './auth/auth.guard';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
-import { REQUIRED_SCOPE, ScopeGuard } from './auth/scope.guard';
 import { CoreReplyInterceptor } from './core-client/core-reply.interceptor';
 import { RequestInputGuard } from './http/request-input.guard';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OPERATOR_CONTROLLERS } from './operator';
 import { PUBLIC_CONTROLLERS } from './public';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
-import { PUBLIC_ROUTE, PublicRouteOptions } from './routes/public-route.decorator';
+import { PUBLIC_ROUTE, PublicRouteOptions } from './routes/public-route.options';
+import { PublicRouteGuard } from './routes/public-route.guard';
 
 function routeHandlers(controller: new (...args: never[]) => unknown): [string, object][] {
   const proto = controller.prototype as Record<string, object>;
@@ -19,12 +17,11 @@ function routeHandlers(controller: new (...args: never[]) => unknown): [string, 
 
 describe('no route is unguarded', () => {
   it.each(PUBLIC_CONTROLLERS.flatMap(routeHandlers))('%s carries @PublicRoute', (_name, handler) => {
-    expect(['read', 'write']).toContain(Reflect.getMetadata(REQUIRED_SCOPE, handler));
     const route = Reflect.getMetadata(PUBLIC_ROUTE, handler) as PublicRouteOptions | undefined;
     expect(route).toBeDefined();
-    expect(Reflect.getMetadata(REQUIRED_SCOPE, handler)).toBe(route!.scope);
-    // The guards in their fixed order, nothing else: no guard added or reordered beside @PublicRoute.
-    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([AuthGuard, RateLimitGuard, ScopeGuard, ...(route!.sizeLimit ? [route!.sizeLimit] : []), RequestInputGuard]);
+    expect(['read', 'write']).toContain(route!.scope);
+    // The policies' one guard, nothing else: no guard added beside @PublicRoute (their order: public-route.guard.spec.ts).
+    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([PublicRouteGuard]);
     // No interceptor on a route without Idempotency-Key: Nest then skips its Observable pipeline.
     expect(Reflect.getMetadata(INTERCEPTORS_METADATA, handler)).toEqual(route!.idempotent ? [IdempotencyInterceptor, CoreReplyInterceptor] : []);
     expect(Reflect.getMetadata(HTTP_CODE_METADATA, handler)).toBe(route!.rpc.status);

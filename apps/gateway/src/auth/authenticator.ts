@@ -19,7 +19,7 @@ const UNAUTHORIZED_MESSAGES = {
  * address over it cannot make the gateway look up further keys.
  *
  * Runs once per request, before the body is read (the public listener's preParsing hook) and is
- * awaited again by AuthGuard: a request without a valid key costs no body parsing.
+ * awaited again by PublicRouteGuard: a request without a valid key costs no body parsing.
  */
 export class Authenticator {
   constructor(
@@ -43,7 +43,7 @@ export class Authenticator {
     let verified = this.cache.get(keyHash);
     if (verified === undefined) {
       await this.assertNotOverLimit(request);
-      verified = await this.lookUp(keyHash, String(request.id));
+      verified = await this.lookUp(keyHash, request);
     }
     if (!verified || (verified.expiresAt && Date.parse(verified.expiresAt) <= Date.now())) {
       return this.refuse(request, 'invalid');
@@ -60,9 +60,9 @@ export class Authenticator {
     };
   }
 
-  private async lookUp(keyHash: string, requestId: string): Promise<VerifiedKey | null> {
+  private async lookUp(keyHash: string, request: FastifyRequest): Promise<VerifiedKey | null> {
     try {
-      const { body } = await this.core.send(AuthRpc.verifyKey, { requestId }, { keyHash });
+      const { body } = await this.core.send(AuthRpc.verifyKey, request, { keyHash });
       this.cache.set(keyHash, body);
       return body;
     } catch (err) {

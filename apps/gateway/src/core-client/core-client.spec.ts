@@ -37,7 +37,7 @@ describe('CoreClient.send', () => {
   });
 
 
-  const pub = { requestId: 'req_1', auth: { organizationId: 'org_1', apiKeyId: 'key_1', portfolioIds: ['pf_1'], scopes: ['read'] } } as PublicCaller;
+  const pub = { id: 'req_1', caller: { organizationId: 'org_1', apiKeyId: 'key_1', portfolioIds: ['pf_1'], scopes: ['read'] } } as PublicCaller;
 
   it('sends a public input with the caller (without its scopes) and returns the status api-core chose', async () => {
     const { core, request } = clientAnswering({ ok: true, status: 200, body: { data: { id: 'pay_1' } } });
@@ -48,7 +48,7 @@ describe('CoreClient.send', () => {
 
   it('sends an operator input as the payload itself', async () => {
     const { core, request } = clientAnswering({ ok: true, status: 204, body: undefined });
-    const reply = await core.send(DebtorsRpc.delete, { requestId: 'req_2' }, { id: 'dbt_1' });
+    const reply = await core.send(DebtorsRpc.delete, { id: 'req_2' }, { id: 'dbt_1' });
     expect(request).toHaveBeenCalledWith('operator.debtors.delete', { id: 'dbt_1' }, 'req_2');
     expect(reply.status).toBe(204);
   });
@@ -61,7 +61,7 @@ describe('CoreClient.send', () => {
 
   it('refuses a public contract sent without an authenticated caller', async () => {
     const { core, request } = clientAnswering({ ok: true, status: 200, body: {} });
-    await expect(core.send(DebtorsRpc.get, { requestId: 'req_3' } as PublicCaller, { id: 'dbt_1' })).rejects.toThrow(/without an authenticated caller/);
+    await expect(core.send(DebtorsRpc.get, { id: 'req_3' } as PublicCaller, { id: 'dbt_1' })).rejects.toThrow(/without an authenticated caller/);
     expect(request).not.toHaveBeenCalled();
   });
 });

@@ -1,13 +1,17 @@
 import { AppError, AuthContext, OperatorContract, PublicContract, RpcReply } from '@dc/contracts';
 import { NatsBus } from '@dc/transport';
 import type { Histogram } from 'prom-client';
+import type { AuthenticatedCaller } from '../http/request-types';
 
-/** Who a request to api-core is for: every route has a request id, public routes an authenticated caller. */
+/**
+ * Who a request to api-core is for: the HTTP request being served, as @Caller() gives it — every
+ * route's request has its id, a public route's (after PublicRouteGuard) its authenticated caller.
+ */
 export interface OperatorCaller {
-  requestId: string;
+  readonly id: string;
 }
 export interface PublicCaller extends OperatorCaller {
-  auth: AuthContext;
+  readonly caller: AuthenticatedCaller;
 }
 
 /** A success from api-core: the status it chose (the contract's, or one of its `alsoStatus`) and the body. */
@@ -38,7 +42,7 @@ export class CoreClient {
     const started = performance.now();
     let reply: RpcReply<O>;
     try {
-      reply = await this.bus.request<O>(contract.pattern, data, caller.requestId);
+      reply = await this.bus.request<O>(contract.pattern, data, caller.id);
     } catch (err) {
       this.observe(contract.pattern, err instanceof AppError ? err.code : 'internal_error', started);
       throw err;
@@ -55,7 +59,7 @@ export class CoreClient {
 
 /** Only what api-core needs of the caller travels (not the key's scopes). */
 function publicAuth(caller: OperatorCaller | PublicCaller): AuthContext {
-  const auth = (caller as PublicCaller).auth;
+  const auth = (caller as PublicCaller).caller;
   if (!auth) throw new Error('a public contract was sent without an authenticated caller (route without @PublicRoute)');
   return { organizationId: auth.organizationId, apiKeyId: auth.apiKeyId, portfolioIds: auth.portfolioIds };
 }

@@ -10,7 +10,7 @@ export const MAX_BODY_DEPTH = 64;
 /**
  * A body that cannot be accepted (not JSON, wrong content type, a NUL character) is not refused
  * by the parser, which runs before authentication: it is replaced by a marker whose error
- * RequestInputGuard throws after the other guards. So a request without a valid key hears 401
+ * checkRequestInput throws after the other policies. So a request without a valid key hears 401
  * whatever its body, and the order of checks is the same on every route.
  */
 const BODY_ERROR = Symbol('body error');

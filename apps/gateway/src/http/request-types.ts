@@ -1,6 +1,6 @@
 import type { AuthContext, MeView, Scope } from '@dc/contracts';
 
-/** What the auth guard attaches to the request for the rest of the pipeline. */
+/** What PublicRouteGuard attaches to the request for the rest of the pipeline. */
 export interface AuthenticatedCaller extends AuthContext {
   scopes: Scope[];
   /** GET /v1/me's body, from the key cache (docs/adr/0024). */
@@ -10,7 +10,7 @@ export interface AuthenticatedCaller extends AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: AuthenticatedCaller;
-    /** Authenticator's result, shared by the preParsing hook and AuthGuard. */
+    /** Authenticator's result, shared by the preParsing hook and PublicRouteGuard. */
     authentication?: Promise<AuthenticatedCaller>;
     /** Bytes of the JSON body as received, for the endpoint-specific size limits. */
     bodyBytes?: number;

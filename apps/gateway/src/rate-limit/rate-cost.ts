@@ -1,7 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 
-/** Metadata of a route's cost (set by @PublicRoute's `cost`, read by RateLimitGuard). */
-export const RATE_COST = 'dc:rate-cost';
 /** A route's cost in rate-limit units, computed from the parsed request (default 1). */
 export type RateCostFn = (request: FastifyRequest) => number;
 

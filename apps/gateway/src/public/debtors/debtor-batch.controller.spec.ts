@@ -1,15 +1,14 @@
-import { RateLimitGuard } from '../../rate-limit/rate-limit.guard';
 import { GUARDS_METADATA } from '@nestjs/common/constants';
-import { AuthGuard } from '../../auth/auth.guard';
-import { ScopeGuard } from '../../auth/scope.guard';
-import { RequestInputGuard } from '../../http/request-input.guard';
-import { DebtorBatchSizeGuard } from './batch-size.guard';
+import { PUBLIC_ROUTE, PublicRouteOptions } from '../../routes/public-route.options';
+import { PublicRouteGuard } from '../../routes/public-route.guard';
+import { debtorBatchSizeLimit } from './batch-size';
 import { DebtorBatchController } from './debtor-batch.controller';
 
-describe('DebtorBatchController guards', () => {
-  it('runs authentication, scope, the size checks, then the input checks', () => {
-    const guards = Reflect.getMetadata(GUARDS_METADATA, DebtorBatchController.prototype.write);
-    expect(guards).toEqual([AuthGuard, RateLimitGuard, ScopeGuard, DebtorBatchSizeGuard, RequestInputGuard]);
+describe('DebtorBatchController policies', () => {
+  it("runs the public route's policies with the batch's size checks (before the input checks: PublicRouteGuard)", () => {
+    const handler = DebtorBatchController.prototype.write;
+    expect(Reflect.getMetadata(GUARDS_METADATA, handler)).toEqual([PublicRouteGuard]);
+    expect((Reflect.getMetadata(PUBLIC_ROUTE, handler) as PublicRouteOptions).sizeLimit).toBe(debtorBatchSizeLimit);
   });
 });
 

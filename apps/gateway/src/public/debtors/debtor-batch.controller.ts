@@ -4,7 +4,7 @@ import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, PublicCaller } from '../../core-client/core-client';
 import { batchCostOf } from '../../rate-limit/rate-cost';
 import { PublicRoute } from '../../routes/public-route.decorator';
-import { DebtorBatchSizeGuard } from './batch-size.guard';
+import { debtorBatchSizeLimit } from './batch-size';
 
 @Controller('portfolios/:id/debtors')
 export class DebtorBatchController {
@@ -15,7 +15,7 @@ export class DebtorBatchController {
     scope: 'write',
     rpc: DebtorsRpc.batchWrite,
     cost: batchCostOf('debtors', DebtorBatchLimits.maxDebtors),
-    sizeLimit: DebtorBatchSizeGuard,
+    sizeLimit: debtorBatchSizeLimit,
     idempotent: true,
     doc: {
       summary: 'Create or update debtors with their debts (batch of 1 to 500)',

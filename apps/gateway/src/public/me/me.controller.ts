@@ -2,7 +2,6 @@ import { Controller } from '@nestjs/common';
 import { ItemBody, MeView } from '@dc/contracts';
 import { Caller } from '../../core-client/caller.decorator';
 import type { PublicCaller } from '../../core-client/core-client';
-import type { AuthenticatedCaller } from '../../http/request-types';
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('me')
@@ -21,7 +20,7 @@ export class MeController {
       returns: 'MeView',
     },
   })
-  me(@Caller() caller: PublicCaller): ItemBody<MeView> {
-    return { data: (caller.auth as AuthenticatedCaller).identity };
+  me(@Caller() request: PublicCaller): ItemBody<MeView> {
+    return { data: request.caller.identity };
   }
 }
