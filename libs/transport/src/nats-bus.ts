@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { withTimeout } from './deadline';
 import { NatsAccess, natsConnectOptions } from './nats-connection';
 import { NatsService } from './nats-permissions';
-import { ClaimStore, writeBody } from './payload-codec';
+import { bodyBudget, ClaimStore, goesPlain, writeBody } from './payload-codec';
 import { REFUSED_HEADER, signRequest, SigningKeys } from './request-signature';
 import { coalesceWrites } from './write-coalescing';
 
@@ -93,12 +93,15 @@ export class NatsBus {
     const h = headers();
     const id = randomUUID();
     const request = json.encode({ pattern, data, id });
-    let body: Uint8Array;
-    try {
-      body = await writeBody(h, request, this.maxPayload(), this.options.payloads);
-    } catch {
-      // Only parking a claim-checked body can fail (Redis unreachable): nothing was sent.
-      throw new AppError(ErrorCode.ServiceUnavailable, 'Service temporarily unavailable: the request is too large for one message and could not be parked. Retry later.');
+    let body = request;
+    // Most requests go as they are: no asynchronous step (and its promises) before the publish.
+    if (!goesPlain(request, bodyBudget(this.maxPayload()))) {
+      try {
+        body = await writeBody(h, request, this.maxPayload(), this.options.payloads);
+      } catch {
+        // Only parking a claim-checked body can fail (Redis unreachable): nothing was sent.
+        throw new AppError(ErrorCode.ServiceUnavailable, 'Service temporarily unavailable: the request is too large for one message and could not be parked. Retry later.');
+      }
     }
     h.set(REQUEST_ID_HEADER, requestId);
     // api-core does not start work that arrives after this: nobody would read its answer.

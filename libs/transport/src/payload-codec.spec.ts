@@ -2,7 +2,7 @@ import { headers } from 'nats';
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
-  bodyBudget, CLAIM_CHECK_HEADER, CLAIM_DIGEST_HEADER, ClaimStore, COMPRESS_ABOVE_BYTES, CONTENT_ENCODING_HEADER, encodeBody, GZIP, HEADERS_RESERVE_BYTES, isEncoded, readBody,
+  bodyBudget, CLAIM_CHECK_HEADER, CLAIM_DIGEST_HEADER, ClaimStore, COMPRESS_ABOVE_BYTES, CONTENT_ENCODING_HEADER, encodeBody, goesPlain, GZIP, HEADERS_RESERVE_BYTES, isEncoded, readBody,
   UnreadableBodyError, writeBody,
 } from './payload-codec';
 
@@ -30,6 +30,14 @@ class MemoryStore implements ClaimStore {
 describe('encodeBody', () => {
   const make = (n: number, pad = 0) =>
     Array.from({ length: n }, (_, i) => ({ externalId: `e${i}`, identityFirstName: 'A', identityDocumentType: 't', identityDocumentNumber: 'n', identityLastName: 'x'.repeat(pad) }));
+
+  it('says which bodies go as they are without encoding them (what NatsBus sends without an asynchronous step)', () => {
+    expect(goesPlain(new Uint8Array(COMPRESS_ABOVE_BYTES), bodyBudget(ONE_MIB))).toBe(true);
+    expect(goesPlain(new Uint8Array(COMPRESS_ABOVE_BYTES + 1), bodyBudget(ONE_MIB))).toBe(false);
+    // A server with a max_payload below the compression threshold: the budget decides.
+    expect(goesPlain(new Uint8Array(1000), 999)).toBe(false);
+    expect(goesPlain(new Uint8Array(999), 999)).toBe(true);
+  });
 
   it('sends small batches as they are', async () => {
     const json = bytesOf(make(2));

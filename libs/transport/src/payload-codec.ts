@@ -44,9 +44,14 @@ export function bodyBudget(maxPayloadBytes: number): number {
  */
 export type EncodedBody = { kind: 'plain'; bytes: Uint8Array } | { kind: 'gzip'; bytes: Buffer; level: number } | { kind: 'claim-check'; bytes: Buffer };
 
+/** Whether a JSON body goes as it is (no header to set): small enough for no gzip and for one message. */
+export function goesPlain(json: Uint8Array, budgetBytes: number): boolean {
+  return json.length <= COMPRESS_ABOVE_BYTES && json.length <= budgetBytes;
+}
+
 /** Plain when small, else gzip (fast level first, the strongest only when needed), else claim check. */
 export async function encodeBody(json: Uint8Array, budgetBytes: number): Promise<EncodedBody> {
-  if (json.length <= COMPRESS_ABOVE_BYTES && json.length <= budgetBytes) return { kind: 'plain', bytes: json };
+  if (goesPlain(json, budgetBytes)) return { kind: 'plain', bytes: json };
   let smallest = Buffer.alloc(0);
   for (const level of GZIP_LEVELS) {
     const bytes = await gzip(json, { level });
