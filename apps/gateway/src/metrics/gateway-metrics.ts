@@ -51,7 +51,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  /** One child per (listener, method, route, status): the label set is hashed once, not per request. */
+  /** One child per (listener, method, route, status): its label object is built once (prom-client still checks and hashes it on every observe). */
   private readonly httpChildren = new Map<string, Histogram.Internal<string>>();
 
   /** Records one answered request (Fastify's onResponse hook); `route` is the matched route's template. */

@@ -11,11 +11,11 @@ export const RATE_LIMIT_POLICY_NAME = 'per-key';
 
 /**
  * Charges the route's cost to the caller's key and sets the consumption headers on the response
- * (kept on errors too). PublicRouteGuard runs it right after authentication, so even a request refused later (403,
- * 404, 400) is counted and carries the headers. If Redis cannot be reached the request is
- * admitted (fail open, counted in gateway_rate_limit_store_errors_total): losing rate limiting
- * for a moment hurts clients less than refusing all traffic (docs/adr/0008). RATE_LIMIT_FAIL_OPEN=false
- * refuses with 503 instead.
+ * (kept on errors too). PublicRouteGuard runs it right after authentication, so even a request
+ * refused later (403, 404, 400) is counted and carries the headers. If Redis cannot be reached the
+ * request is admitted (fail open, counted in gateway_rate_limit_store_errors_total): losing rate
+ * limiting for a moment hurts clients less than refusing all traffic (docs/adr/0008).
+ * RATE_LIMIT_FAIL_OPEN=false refuses with 503 instead.
  */
 @Injectable()
 export class RateLimitPolicy {
