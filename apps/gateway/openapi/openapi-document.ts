@@ -3,7 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ERROR_CODES, ERROR_HTTP_STATUS, ErrorCode, Header } from '@dc/contracts';
 import { API_DOC, ApiDocOptions } from '../src/routes/api-doc.decorator';
-import { PUBLIC_ROUTE, PublicRouteOptions } from '../src/routes/public-route.decorator';
+import { PUBLIC_ROUTE, PublicRouteOptions } from '../src/routes/public-route.options';
 
 type Schema = Record<string, unknown>;
 type Controller = new (...args: never[]) => unknown;

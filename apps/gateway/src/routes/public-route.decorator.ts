@@ -6,8 +6,6 @@ import { PUBLIC_ROUTE, PublicRouteOptions } from './public-route.options';
 import { PublicRouteGuard } from './public-route.guard';
 import { routeMethod } from './route-method';
 
-export { PUBLIC_ROUTE, type PublicRouteOptions } from './public-route.options';
-
 /**
  * The one decorator of a public route. Its policies always run in this order, whatever the order of
  * the options (PublicRouteGuard): authentication, rate limit, scope, size limit, the request's input;
