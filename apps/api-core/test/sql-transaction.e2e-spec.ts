@@ -1,4 +1,4 @@
-import { Database, isTransientDatabaseError, Prisma, TransactionTimeoutError } from '@dc/database';
+import { Database, isTransientDatabaseError, Prisma, type SqlTransaction, TransactionTimeoutError } from '@dc/database';
 import { createTestDatabase } from '@dc/testing';
 import { Client } from 'pg';
 
@@ -61,6 +61,20 @@ describe('Database.sqlTransaction', () => {
       expect(await rows()).toEqual([{ id: 'z', n: null, flag: null }]);
     } finally {
       await admin.query('DELETE FROM tx_probe');
+      await db.close();
+    }
+  });
+
+  it('applies its settings to this transaction only, on a connection the pool hands out again', async () => {
+    const db = new Database(testDb.appUrl, 1);
+    const seqscan = (tx: SqlTransaction) => tx.query<{ enable_seqscan: string }>(sql`SHOW enable_seqscan`);
+    try {
+      expect(await db.sqlTransaction(seqscan, { settings: { enable_seqscan: 'off' } })).toEqual([{ enable_seqscan: 'off' }]);
+      expect(await db.sqlTransaction(seqscan)).toEqual([{ enable_seqscan: 'on' }]);
+      // Rolled back too: SET LOCAL ends with the transaction whatever its outcome.
+      await expect(db.sqlTransaction(async () => Promise.reject(new Error('no')), { settings: { enable_seqscan: 'off' } })).rejects.toThrow('no');
+      expect(await db.sqlTransaction(seqscan)).toEqual([{ enable_seqscan: 'on' }]);
+    } finally {
       await db.close();
     }
   });

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { ConnectionOptions } from 'node:tls';
 import { Prisma, PrismaClient } from './generated/prisma/client';
+import { beginStatement, SqlTransactionOptions } from './begin-statement';
 import { BYTES_FOR_BINARY_COLUMNS, readBinaryColumnsAsBytes } from './binary-columns';
 import { DeadlinePool } from './deadline-pool';
 import { TransactionTimeoutError } from './transient-error';
@@ -176,7 +177,7 @@ export class Database implements Transactions {
    * `transaction()`; the pool's deadline check applies to taking the connection. Statements are
    * unnamed (planned each time, as Prisma's are), so transaction pooling behind PgBouncer works.
    */
-  async sqlTransaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+  async sqlTransaction<T>(fn: (tx: SqlTransaction) => Promise<T>, options: SqlTransactionOptions = {}): Promise<T> {
     const timeoutMs = this.options.statementTimeoutMs;
     const client = await this.pool.connect();
     const expiresAt = timeoutMs ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY;
@@ -187,7 +188,7 @@ export class Database implements Transactions {
     /** A connection that failed to roll back is discarded, not returned to the pool. */
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query(beginStatement(options.settings));
       const result = await fn({
         query: async <R extends QueryResultRow>(query: Prisma.Sql) => (await run(query)).rows as R[],
         execute: async (query: Prisma.Sql) => (await run(query)).rowCount ?? 0,

@@ -1,3 +1,4 @@
+export type { SqlTransactionOptions } from './begin-statement';
 export * from './database.service';
 export * from './new-id';
 export * from './rows';

@@ -22,6 +22,13 @@ export class BatchTx {
   }
 }
 
+/**
+ * The planner may not scan a table whole in a batch transaction. Costed with the table's size, a
+ * hash join over a full scan looks cheaper than a thousand index probes until the table is large,
+ * and then grows with every portfolio's rows (docs/adr/0040).
+ */
+const KEYED_ONLY = { enable_seqscan: 'off' } as const;
+
 /** Batches with more keys than this lock their whole portfolio instead of each key. */
 export const MAX_KEY_LOCKS = 64;
 
@@ -38,8 +45,10 @@ export class DebtorBatchRepository {
 
   transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
     // Through pg: its statements carry arrays of up to thousands of values (docs/adr/0034). Bounded
-    // like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014).
-    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)));
+    // like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014). No sequential scans:
+    // every statement names its rows by key, so its cost follows the batch, not the tables
+    // (docs/adr/0040).
+    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)), { settings: KEYED_ONLY });
   }
 
   /** The id of a row the batch will insert (the plan names new debtors and debts before writing). */
@@ -139,6 +148,7 @@ export class DebtorBatchRepository {
     const rows = w.updatedDebtors;
     const col = <T>(f: (r: (typeof rows)[number]) => T | undefined) => rows.map((r) => f(r) ?? null);
     // Required identity fields always overwrite; optional fields overwrite only when sent; status and priority never.
+    // `d.id = ANY(ids)` is the index path to the rows (a join on unnest alone offers only a full scan).
     return tx.exec(sql`
       UPDATE debtors AS d SET
         identity_first_name = u.fn, identity_document_type = u.dt, identity_document_number = u.dn,
@@ -167,7 +177,7 @@ export class DebtorBatchRepository {
         ${col((r) => r.dto.complianceConsentToWhatsapp)}::boolean[], ${col((r) => r.dto.complianceConsentToEmail)}::boolean[],
         ${col((r) => r.dto.complianceConsentToSms)}::boolean[]
       ) AS u(id, fn, ln, dt, dn, et, cn, st, ci, sa, pc, co, oo, cc, cw, ce, cs)
-      WHERE d.id = u.id`);
+      WHERE d.id = u.id AND d.id = ANY(${rows.map((r) => r.id)}::text[])`);
   }
 
   /**
@@ -230,6 +240,7 @@ export class DebtorBatchRepository {
   /** Full snapshot: amounts overwritten; status derived unless cancelled; optional texts kept when not sent. */
   private updateDebts(tx: BatchTx, w: BatchWrites) {
     const d = w.updatedDebts;
+    // `t.id = ANY(ids)`: the index path to the rows, as in updateDebtors.
     return tx.exec(sql`
       UPDATE debts AS t SET
         total_amount = u.total::numeric, paid_amount = u.paid::numeric,
@@ -242,7 +253,7 @@ export class DebtorBatchRepository {
         ${d.map((x) => x.paid)}::boolean[], ${d.map((x) => x.dueDate)}::text[], ${d.map((x) => x.issueDate)}::text[],
         ${d.map((x) => x.description)}::text[], ${d.map((x) => x.debtType)}::text[]
       ) AS u(id, total, paid, is_paid, due, iss, descr, dtype)
-      WHERE t.id = u.id`);
+      WHERE t.id = u.id AND t.id = ANY(${d.map((x) => x.id)}::text[])`);
   }
 
   /** An opt-out recorded like a debtor request: a note, a timeline entry, pending messaging cancelled. */
