@@ -4,8 +4,11 @@
  */
 import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, Stack } from '@dc/testing';
 import { batchBody } from './baseline/batch';
+import { cpuSeconds, cpuSecondsByCommand } from './baseline/proc';
 
-const REPEATS = 5;
+// --repeats N: batches per case (5 by default); more for A/B comparisons of the CPU columns.
+const repeatsIndex = process.argv.indexOf('--repeats');
+const REPEATS = repeatsIndex > 0 ? Number(process.argv[repeatsIndex + 1]) : 5;
 
 interface Case {
   name: string;
@@ -48,11 +51,16 @@ async function main(): Promise<void> {
       { name: '500 new debtors x 20 debts', bodies: Array.from({ length: REPEATS }, (_, r) => batchBody(`big${r}`, 500, 20, 2)) },
     ];
     const core = stack.apiCores[0];
+    const gateway = stack.gateways[0].process;
+    // CPU of each process over a case's batches (the pauses between them are idle): a figure that
+    // moves less with the VM's scheduling than wall time does.
+    const cpu = () => ({ gateway: cpuSeconds(gateway.pid), apiCore: cpuSeconds(core.pid), postgres: cpuSecondsByCommand(['postgres']).postgres });
     const rows: string[][] = [];
     for (const c of cases) {
       const times: number[] = [];
       const sqlMs: number[] = [];
       const statements = new Set<number>();
+      const cpuBefore = cpu();
       for (const body of c.bodies) {
         const before = core.logs.length;
         times.push((await post(body)).ms);
@@ -64,9 +72,14 @@ async function main(): Promise<void> {
           sqlMs.push(Number(line.sqlMs));
         }
       }
-      rows.push([c.name, median(times).toFixed(0), Math.min(...times).toFixed(0), Math.max(...times).toFixed(0), sqlMs.length ? median(sqlMs).toFixed(0) : '?', [...statements].join('/'), `${(c.bodies[0].length / 1024).toFixed(0)} KB`]);
+      const cpuAfter = cpu();
+      const cpuMs = (k: keyof typeof cpuAfter) => (((cpuAfter[k] - cpuBefore[k]) * 1000) / c.bodies.length).toFixed(0);
+      rows.push([
+        c.name, median(times).toFixed(0), Math.min(...times).toFixed(0), Math.max(...times).toFixed(0), sqlMs.length ? median(sqlMs).toFixed(0) : '?',
+        cpuMs('gateway'), cpuMs('apiCore'), cpuMs('postgres'), [...statements].join('/'), `${(c.bodies[0].length / 1024).toFixed(0)} KB`,
+      ]);
     }
-    const header = ['case', 'median ms', 'min', 'max', 'tx ms (median)', 'SQL statements / batch', 'body'];
+    const header = ['case', 'median ms', 'min', 'max', 'tx ms (median)', 'CPU ms / batch: gateway', 'api-core', 'postgres', 'SQL statements / batch', 'body'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
     console.log(`debtor batch through the gateway, ${REPEATS} repeats each`);

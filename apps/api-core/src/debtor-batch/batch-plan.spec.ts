@@ -46,11 +46,11 @@ describe('prepareItems and planBatch', () => {
     const p = plan([debtor('a', { debts: [debt('d1', { paidAmount: 100 }), debt('d2', { paidAmount: 0.5 })] as never })]);
     expect(p.view.summary).toEqual({ created: 1, received: 1, rejected: 0, updated: 0 });
     expect(p.writes.newDebtors).toHaveLength(1);
-    expect(p.writes.newDebts.map((d) => [d.externalId, d.paid, d.paidAmount])).toEqual([['d1', true, '100'], ['d2', false, '0.5']]);
+    expect(p.writes.newDebts.map((d) => [d.debt.externalId, d.debt.paid, d.debt.paidAmount])).toEqual([['d1', true, '100'], ['d2', false, '0.5']]);
   });
 
   it('omitted paidAmount is 0', () => {
-    expect(plan([debtor('a', { debts: [debt('d')] as never })]).writes.newDebts[0].paidAmount).toBe('0');
+    expect(plan([debtor('a', { debts: [debt('d')] as never })]).writes.newDebts[0].debt.paidAmount).toBe('0');
   });
 
   it('duplicate_in_batch: the first wins', () => {

@@ -186,22 +186,23 @@ export class DebtorBatchRepository {
    * owner (unless owner was sent: then ownerSource becomes 'client'); it updates phone, primary, position.
    */
   private async writePhones(tx: BatchTx, w: BatchWrites) {
-    const flat = w.phoneSets.flatMap((s) => s.phones.map((p, position) => ({ ...p, position, debtorId: s.debtorId })));
+    // Each phone with its place, not a copy of it with its place ({ ...p, position } is slow in V8).
+    const flat = w.phoneSets.flatMap((s) => s.phones.map((phone, position) => ({ phone, position, debtorId: s.debtorId })));
     const debtorIds = w.phoneSets.map((s) => s.debtorId);
     await tx.exec(sql`
       DELETE FROM debtor_phones AS p
       WHERE p.debtor_id = ANY(${debtorIds}::text[])
         AND NOT EXISTS (
-          SELECT 1 FROM unnest(${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.e164)}::text[]) AS k(d, e)
+          SELECT 1 FROM unnest(${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.phone.e164)}::text[]) AS k(d, e)
           WHERE k.d = p.debtor_id AND k.e = p.phone_e164)`);
     await tx.exec(sql`
       INSERT INTO debtor_phones AS p (id, debtor_id, phone, phone_e164, position, "primary", type, owner, owner_source)
       SELECT u.id, u.d, u.phone, u.e164, u.pos, u.pr, u.type, COALESCE(u.owner, 'unknown'),
         CASE WHEN u.owner IS NULL THEN 'default' ELSE 'client' END
       FROM unnest(
-        ${flat.map(() => newId('phn'))}::text[], ${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.phone)}::text[],
-        ${flat.map((p) => p.e164)}::text[], ${flat.map((p) => p.position)}::int[], ${flat.map((p) => p.primary)}::boolean[],
-        ${flat.map((p) => p.type)}::text[], ${flat.map((p) => p.owner)}::text[]
+        ${flat.map(() => newId('phn'))}::text[], ${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.phone.phone)}::text[],
+        ${flat.map((p) => p.phone.e164)}::text[], ${flat.map((p) => p.position)}::int[], ${flat.map((p) => p.phone.primary)}::boolean[],
+        ${flat.map((p) => p.phone.type)}::text[], ${flat.map((p) => p.phone.owner)}::text[]
       ) AS u(id, d, phone, e164, pos, pr, type, owner)
       ON CONFLICT (debtor_id, phone_e164) DO UPDATE SET
         phone = EXCLUDED.phone, position = EXCLUDED.position, "primary" = EXCLUDED."primary",
@@ -213,13 +214,13 @@ export class DebtorBatchRepository {
   /** Emails: a sent list replaces the whole list (an empty list deletes all). */
   private async writeEmails(tx: BatchTx, w: BatchWrites) {
     await tx.exec(sql`DELETE FROM debtor_emails WHERE debtor_id = ANY(${w.emailSets.map((s) => s.debtorId)}::text[])`);
-    const flat = w.emailSets.flatMap((s) => s.emails.map((e, position) => ({ ...e, position, debtorId: s.debtorId })));
+    const flat = w.emailSets.flatMap((s) => s.emails.map((email, position) => ({ email, position, debtorId: s.debtorId })));
     if (!flat.length) return;
     await tx.exec(sql`
       INSERT INTO debtor_emails (id, debtor_id, address, position, "primary", type)
       SELECT * FROM unnest(
-        ${flat.map(() => newId('eml'))}::text[], ${flat.map((e) => e.debtorId)}::text[], ${flat.map((e) => e.address)}::text[],
-        ${flat.map((e) => e.position)}::int[], ${flat.map((e) => e.primary)}::boolean[], ${flat.map((e) => e.type)}::text[])`);
+        ${flat.map(() => newId('eml'))}::text[], ${flat.map((e) => e.debtorId)}::text[], ${flat.map((e) => e.email.address)}::text[],
+        ${flat.map((e) => e.position)}::int[], ${flat.map((e) => e.email.primary)}::boolean[], ${flat.map((e) => e.email.type)}::text[])`);
   }
 
   private insertDebts(tx: BatchTx, portfolioId: string, w: BatchWrites) {
@@ -230,10 +231,10 @@ export class DebtorBatchRepository {
       SELECT u.id, ${portfolioId}, u.debtor, u.ext, u.total::numeric, u.paid::numeric, u.cur,
         CASE WHEN u.is_paid THEN 'paid' ELSE 'active' END, u.due, u.iss, u.descr, u.dtype
       FROM unnest(
-        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.debtorId)}::text[], ${d.map((x) => x.externalId)}::text[],
-        ${d.map((x) => x.totalAmount)}::text[], ${d.map((x) => x.paidAmount)}::text[], ${d.map((x) => x.currency)}::text[],
-        ${d.map((x) => x.paid)}::boolean[], ${d.map((x) => x.dueDate)}::text[], ${d.map((x) => x.issueDate)}::text[],
-        ${d.map((x) => x.description)}::text[], ${d.map((x) => x.debtType)}::text[]
+        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.debtorId)}::text[], ${d.map((x) => x.debt.externalId)}::text[],
+        ${d.map((x) => x.debt.totalAmount)}::text[], ${d.map((x) => x.debt.paidAmount)}::text[], ${d.map((x) => x.debt.currency)}::text[],
+        ${d.map((x) => x.debt.paid)}::boolean[], ${d.map((x) => x.debt.dueDate)}::text[], ${d.map((x) => x.debt.issueDate)}::text[],
+        ${d.map((x) => x.debt.description)}::text[], ${d.map((x) => x.debt.debtType)}::text[]
       ) AS u(id, debtor, ext, total, paid, cur, is_paid, due, iss, descr, dtype)`);
   }
 
@@ -249,9 +250,9 @@ export class DebtorBatchRepository {
         description = COALESCE(u.descr, t.description), debt_type = COALESCE(u.dtype, t.debt_type),
         updated_at = now()
       FROM unnest(
-        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.totalAmount)}::text[], ${d.map((x) => x.paidAmount)}::text[],
-        ${d.map((x) => x.paid)}::boolean[], ${d.map((x) => x.dueDate)}::text[], ${d.map((x) => x.issueDate)}::text[],
-        ${d.map((x) => x.description)}::text[], ${d.map((x) => x.debtType)}::text[]
+        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.debt.totalAmount)}::text[], ${d.map((x) => x.debt.paidAmount)}::text[],
+        ${d.map((x) => x.debt.paid)}::boolean[], ${d.map((x) => x.debt.dueDate)}::text[], ${d.map((x) => x.debt.issueDate)}::text[],
+        ${d.map((x) => x.debt.description)}::text[], ${d.map((x) => x.debt.debtType)}::text[]
       ) AS u(id, total, paid, is_paid, due, iss, descr, dtype)
       WHERE t.id = u.id AND t.id = ANY(${d.map((x) => x.id)}::text[])`);
   }
