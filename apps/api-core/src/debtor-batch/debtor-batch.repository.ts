@@ -23,9 +23,9 @@ export class BatchTx {
 }
 
 /**
- * The planner may not scan a table whole in a batch transaction. Costed with the table's size, a
+ * A batch transaction's planner settings: sequential scans off. Costed with the table's size, a
  * hash join over a full scan looks cheaper than a thousand index probes until the table is large,
- * and then grows with every portfolio's rows (docs/adr/0040).
+ * and its cost then grows with every portfolio's rows (docs/adr/0040).
  */
 const KEYED_ONLY = { enable_seqscan: 'off' } as const;
 
