@@ -2,8 +2,9 @@ import { BatchDebtorDto, ErasureTombstones } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
 import { createTestDatabase } from '@dc/testing';
 import { Client } from 'pg';
-import { batchKeys, planBatch, prepareItems } from '../src/debtor-batch/batch-plan';
+import { batchKeys, prepareItems } from '../src/debtor-batch/batch-plan';
 import { DebtorBatchRepository } from '../src/debtor-batch/debtor-batch.repository';
+import { writeBatchIn } from '../src/debtor-batch/write-debtor-batch.usecase';
 
 const COUNTERS = ['seq_scan', 'idx_scan', 'n_tup_ins', 'n_tup_upd'] as const;
 type Counts = Record<(typeof COUNTERS)[number], number>;
@@ -37,7 +38,7 @@ describe('debtor batch statements are index-driven', () => {
   let repository: DebtorBatchRepository;
   const tombstones = new ErasureTombstones(Buffer.alloc(32, 7));
 
-  /** One batch through the repository, as WriteDebtorBatchUseCase runs it; and what it did to each table. */
+  /** One batch through the use case's own transaction body (writeBatchIn); and what it did to each table. */
   const runBatch = (portfolioId: string, dtos: BatchDebtorDto[]) =>
     repository.transaction(async (tx) => {
       // The xact counters also hold earlier transactions of the connection until they are flushed
@@ -50,11 +51,7 @@ describe('debtor batch statements are index-driven', () => {
         );
       const before = await counters();
       const items = prepareItems(dtos);
-      const keys = batchKeys(items, tombstones);
-      await repository.lockKeys(tx, portfolioId, keys.debtorExternalIds, keys.debtExternalIds);
-      const state = await repository.readState(tx, portfolioId, keys);
-      const plan = planBatch(items, state, (prefix) => repository.newId(prefix));
-      await repository.write(tx, portfolioId, plan.writes);
+      const plan = await writeBatchIn(repository, tx, portfolioId, items, batchKeys(items, tombstones));
       const after = await counters();
       const done = (table: string): Counts =>
         Object.fromEntries(COUNTERS.map((c) => [c, (after.get(table)?.[c] ?? 0) - (before.get(table)?.[c] ?? 0)])) as Counts;

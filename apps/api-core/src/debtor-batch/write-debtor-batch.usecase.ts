@@ -3,8 +3,8 @@ import { AppError, AuthContext, DebtorBatchInput, DebtorBatchView, ErasureTombst
 import type { Logger } from '@dc/observability';
 import { LookupsRepository } from '../shared/lookups.repository';
 import { LOGGER } from '../tokens';
-import { batchKeys, BatchPlan, internalFailure, planBatch, prepareItems } from './batch-plan';
-import { DebtorBatchRepository } from './debtor-batch.repository';
+import { batchKeys, BatchPlan, internalFailure, planBatch, PreparedItem, prepareItems } from './batch-plan';
+import { BatchTx, DebtorBatchRepository } from './debtor-batch.repository';
 
 const ATTEMPTS = 3;
 
@@ -30,10 +30,7 @@ export class WriteDebtorBatchUseCase {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const { plan, statements } = await this.repository.transaction(async (tx) => {
-          await this.repository.lockKeys(tx, input.portfolioId, keys.debtorExternalIds, keys.debtExternalIds);
-          const state = await this.repository.readState(tx, input.portfolioId, keys);
-          const decided: BatchPlan = planBatch(items, state, (prefix) => this.repository.newId(prefix));
-          await this.repository.write(tx, input.portfolioId, decided.writes);
+          const decided = await writeBatchIn(this.repository, tx, input.portfolioId, items, keys);
           return { plan: decided, statements: tx.statements };
         });
         this.logger.debug(
@@ -48,6 +45,21 @@ export class WriteDebtorBatchUseCase {
       }
     }
   }
+}
+
+/** One attempt of a batch in its transaction: the key locks, the bulk read, the decisions, the writes. */
+export async function writeBatchIn(
+  repository: DebtorBatchRepository,
+  tx: BatchTx,
+  portfolioId: string,
+  items: PreparedItem[],
+  keys: ReturnType<typeof batchKeys>,
+): Promise<BatchPlan> {
+  await repository.lockKeys(tx, portfolioId, keys.debtorExternalIds, keys.debtExternalIds);
+  const state = await repository.readState(tx, portfolioId, keys);
+  const plan = planBatch(items, state, (prefix) => repository.newId(prefix));
+  await repository.write(tx, portfolioId, plan.writes);
+  return plan;
 }
 
 /** Unique violation (a writer outside the batch's locks) or deadlock / serialization failure: retry. */
