@@ -1,6 +1,6 @@
 import { BatchDebtorDto, ErasureTombstones } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
-import { createTestDatabase } from '@dc/testing';
+import { createTestDatabase, insertOrganization } from '@dc/testing';
 import { Client } from 'pg';
 import { batchKeys, prepareItems } from '../src/debtor-batch/batch-plan';
 import { DebtorBatchRepository } from '../src/debtor-batch/debtor-batch.repository';
@@ -62,10 +62,7 @@ describe('debtor batch statements are index-driven', () => {
     testDb = await createTestDatabase();
     admin = new Client({ connectionString: testDb.url });
     await admin.connect();
-    await admin.query(`INSERT INTO organizations (id, name) VALUES ('org_plans', 'Plans')`);
-    await admin.query(`
-      INSERT INTO portfolios (id, organization_id, identity_name, identity_currency)
-      VALUES ('pf_plans_a', 'org_plans', 'A', '{EUR}'), ('pf_plans_b', 'org_plans', 'B', '{EUR}')`);
+    await insertOrganization(admin, 'org_plans', ['pf_plans_a', 'pf_plans_b']);
     db = new Database(testDb.appUrl, 2);
     repository = new DebtorBatchRepository(db, tombstones);
     // Another portfolio's rows: ten times the batch, so a full scan is what a join would pick.

@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@dc/testing';
+import { createTestDatabase, insertOrganization } from '@dc/testing';
 import { Client } from 'pg';
 
 /**
@@ -14,10 +14,7 @@ describe('debts reference (debtor, portfolio) with one foreign key', () => {
     testDb = await createTestDatabase();
     db = new Client({ connectionString: testDb.appUrl });
     await db.connect();
-    await db.query(`INSERT INTO organizations (id, name) VALUES ('org_ref', 'Refs')`);
-    await db.query(`
-      INSERT INTO portfolios (id, organization_id, identity_name, identity_currency)
-      VALUES ('pf_ref_a', 'org_ref', 'A', '{EUR}'), ('pf_ref_b', 'org_ref', 'B', '{EUR}')`);
+    await insertOrganization(db, 'org_ref', ['pf_ref_a', 'pf_ref_b']);
     await db.query(`
       INSERT INTO debtors (id, portfolio_id, external_id, identity_first_name, identity_document_type, identity_document_number)
       VALUES ('dbt_ref_a', 'pf_ref_a', 'ext-a', 'Ana', 'dni', '1')`);

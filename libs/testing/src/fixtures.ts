@@ -26,6 +26,15 @@ export interface DebtFixture {
 
 export const fixtureId = (prefix: string) => `${prefix}_${ulid()}`;
 
+/** An organization and its portfolios (EUR), under the given ids. */
+export async function insertOrganization(client: Client, organizationId: string, portfolioIds: readonly string[]): Promise<void> {
+  await client.query(`INSERT INTO organizations (id, name) VALUES ($1, $1)`, [organizationId]);
+  await client.query(
+    `INSERT INTO portfolios (id, organization_id, identity_name, identity_currency) SELECT p, $2, p, '{EUR}' FROM unnest($1::text[]) AS p`,
+    [portfolioIds, organizationId],
+  );
+}
+
 export async function insertDebtor(client: Client, f: DebtorFixture): Promise<string> {
   const id = fixtureId('dbt');
   await client.query(
