@@ -289,6 +289,8 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
           updated: 0,
           errors: 0,
           processedRows: 0,
+          paymentsRegistered: 0,
+          paymentsSkipped: 0,
           totalRows: 0,
           errorDetails: [],
           failureReason: null,

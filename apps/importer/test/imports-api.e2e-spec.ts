@@ -104,6 +104,8 @@ describe('portfolio load routes: upload-url, enqueue, GET /v1/imports/{id}', () 
           updated: 0,
           errors: 0,
           processedRows: 0,
+          paymentsRegistered: 0,
+          paymentsSkipped: 0,
           totalRows: 0,
           errorDetails: [],
           failureReason: null,
@@ -233,7 +235,7 @@ describe('portfolio load routes: upload-url, enqueue, GET /v1/imports/{id}', () 
 
       const done = await client.wait(id);
       expect(done).toMatchObject({ status: 'completed', created: 4, updated: 0, errors: 0, processedRows: 4, totalRows: 4 });
-      // Processed once: a second run of the same job would have refused every row (their external ids are live).
+      // Processed once: a second run of the same job would have made every debtor and debt twice (mode add).
       await new Promise((r) => setTimeout(r, 1500));
       expect((await getImport(stack.publicUrl, tenant.key, id)).body.data).toEqual(done);
       expect((await client.debtors(pf)).map((d) => d.externalId).sort()).toEqual(['m-1', 'm-2']);

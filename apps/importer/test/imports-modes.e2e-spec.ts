@@ -35,7 +35,7 @@ describe('importer: conflict modes through the read API', () => {
   afterAll(() => stack?.stop());
 
   describe('add', () => {
-    it('creates every row; rows whose debtor or debt external id is live in the portfolio are refused, nothing changes', async () => {
+    it('always creates: debtor and debt external ids live in the portfolio are duplicated, and what was live is not changed (docs/adr/0041)', async () => {
       const pf = await fresh();
       const first = await load(pf, FULL, [
         ['c1', 'Ana', 'national_id', 'A1', 'd1', '100', '0', 'EUR'],
@@ -48,19 +48,42 @@ describe('importer: conflict modes through the read API', () => {
       expect(sorted(before.map((d) => d.externalId))).toEqual(['c1', 'c2']);
 
       const again = await load(pf, FULL, [
-        ['c1', 'Ana', 'national_id', 'A1', 'd1', '100', '0', 'EUR'], // both live
-        ['c1', 'Ana', 'national_id', 'A1', 'd8', '800', '0', 'EUR'], // live debtor, new debt
-        ['c9', 'Eva', 'national_id', 'A9', 'd3', '300', '0', 'EUR'], // new debtor, live debt
+        ['c1', 'Ana', 'national_id', 'A1', 'd1', '150', '0', 'EUR'], // both live: a new debtor c1 with a new d1
+        ['c1', 'Ana', 'national_id', 'A1', 'd8', '800', '0', 'EUR'], // the same new debtor (same document), a new debt
+        ['c9', 'Eva', 'national_id', 'A9', 'd3', '300', '0', 'USD'], // new debtor, a second live d3 (its own currency)
         ['c10', 'Rosa', 'national_id', 'A10', 'd10', '1000', '0', 'EUR'], // new
+        ['c11', 'Rosa', 'national_id', 'A11', 'd10', '1', '0', 'EUR'], // another debtor of the file with d10: its own debt
       ], 'add');
-      expect(summary(again)).toEqual({ status: 'completed', created: 1, updated: 0, errors: 3, processedRows: 4, totalRows: 4 });
-      expect(again.errorDetails).toEqual([line(2, /debtor_external_id|debt_external_id/), line(3, 'debtor_external_id'), line(4, 'debt_external_id')]);
+      expect(summary(again)).toEqual({ status: 'completed', created: 5, updated: 0, errors: 0, processedRows: 5, totalRows: 5 });
+      expect(again.errorDetails).toEqual([]);
       const after = await client.debtors(pf);
-      expect(sorted(after.map((d) => d.externalId))).toEqual(['c1', 'c10', 'c2']);
-      expect(after.filter((d) => d.externalId !== 'c10')).toEqual(before);
+      expect(sorted(after.map((d) => d.externalId))).toEqual(['c1', 'c1', 'c10', 'c11', 'c2', 'c9']);
+      // The first load's debtors and debts are untouched.
+      for (const d of before) expect(after.find((a) => a.id === d.id)).toEqual(d);
       const debtsAfter = await client.debts(pf);
-      expect(sorted(debtsAfter.map((d) => d.externalId))).toEqual(['d1', 'd10', 'd2', 'd3']);
-      expect(debtsAfter.filter((d) => d.externalId !== 'd10')).toEqual(debtsBefore);
+      for (const d of debtsBefore) expect(debtsAfter.find((a) => a.id === d.id)).toEqual(d);
+      expect(sorted(debtsAfter.map((d) => d.externalId))).toEqual(['d1', 'd1', 'd10', 'd10', 'd2', 'd3', 'd3', 'd8']);
+      const newC1 = after.find((d) => d.externalId === 'c1' && !before.some((b) => b.id === d.id));
+      expect(debtsAfter.filter((d) => d.debtorId === newC1?.id).map((d) => [d.externalId, d.totalAmount]).sort()).toEqual([['d1', 150], ['d8', 800]]);
+      expect(debtsAfter.filter((d) => d.externalId === 'd3').map((d) => d.currency).sort()).toEqual(['EUR', 'USD']);
+    });
+
+    it('the same file loaded twice makes every debtor and debt twice (the issue 33 report)', async () => {
+      const pf = await fresh();
+      const header = ['identity_document_type', 'identity_document_number', 'identity_first_name', 'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date'];
+      const rows = [
+        ['national_id', 'T1', 'Ana', 'IDEBT-1', '100', '0', 'EUR', '2026-12-31'],
+        ['national_id', 'T2', 'Luis', 'IDEBT-2', '200', '50', 'EUR', '2026-12-31'],
+      ];
+      // One upload enqueued twice without an Idempotency-Key: the client asked for two imports.
+      const key = await client.upload(pf, csv(header, rows));
+      for (let i = 0; i < 2; i += 1) {
+        const done = await client.wait((await client.enqueue(pf, key, identityMapping(header), 'add')).id);
+        expect(summary(done)).toEqual({ status: 'completed', created: 2, updated: 0, errors: 0, processedRows: 2, totalRows: 2 });
+        expect(done.errorDetails).toEqual([]);
+      }
+      expect(sorted((await client.debtors(pf)).map((d) => d.identityDocumentNumber))).toEqual(['T1', 'T1', 'T2', 'T2']);
+      expect(sorted((await client.debts(pf)).map((d) => d.externalId))).toEqual(['IDEBT-1', 'IDEBT-1', 'IDEBT-2', 'IDEBT-2']);
     });
 
     it('a file without external ids loads again as duplicates', async () => {
@@ -134,6 +157,29 @@ describe('importer: conflict modes through the read API', () => {
       const after = Object.fromEntries((await client.debtors(pf)).map((d) => [d.id, d]));
       expect(after[oldest.id].identityFirstName).toBe('Zoe');
       expect(after[newer.id]).toEqual(newer);
+    });
+
+    it('after add made duplicates: the oldest debtor of the document is updated, with its own debt; a debt only another debtor holds is refused', async () => {
+      const pf = await fresh();
+      const row = ['x1', 'Ana', 'national_id', 'Q1', 'qd1', '100', '0', 'EUR'];
+      await load(pf, FULL, [row], 'add');
+      await load(pf, FULL, [row], 'add');
+      const [oldest, newer] = [...(await client.debtors(pf))].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const debts = await client.debts(pf);
+      const ofOldest = debts.find((d) => d.debtorId === oldest.id);
+      const ofNewer = debts.find((d) => d.debtorId === newer.id);
+      const view = await load(pf, BY_DOCUMENT, [
+        ['Ana B', 'national_id', 'Q1', 'qd1', '120', '20', 'EUR'], // the oldest Ana, her own qd1
+        ['Otto', 'national_id', 'Q2', 'qd1', '1', '0', 'EUR'], // qd1 is live under both Anas only: refused
+      ], 'update');
+      expect(summary(view)).toEqual({ status: 'completed', created: 0, updated: 1, errors: 1, processedRows: 2, totalRows: 2 });
+      expect(view.errorDetails).toEqual([line(3, 'debt_external_id')]);
+      const after = Object.fromEntries((await client.debts(pf)).map((d) => [d.id, d]));
+      expect(after[ofOldest?.id ?? '']).toMatchObject({ debtorId: oldest.id, totalAmount: 120, paidAmount: 20 });
+      expect(after[ofNewer?.id ?? '']).toEqual(ofNewer);
+      const debtors = Object.fromEntries((await client.debtors(pf)).map((d) => [d.id, d]));
+      expect(debtors[oldest.id].identityFirstName).toBe('Ana B');
+      expect(debtors[newer.id]).toEqual(newer);
     });
 
     it('a deleted debtor is never revived: the same document and ids make a new debtor and debt', async () => {

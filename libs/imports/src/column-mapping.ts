@@ -1,5 +1,5 @@
 import {
-  ColumnMappingDto, IMPORT_FIELDS, ImportField, REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS,
+  ColumnMappingDto, IMPORT_FIELDS, ImportField, REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
 
 export interface MappingIssue {
@@ -12,8 +12,9 @@ export type FieldColumns = Partial<Record<ImportField, number>>;
 
 /**
  * Whether `mapping` can make a valid row (docs/imports.md): each targetField at most once, each
- * sourceColumn at most once, the identity fields present, and the debt's external id, amount and
- * currency present as soon as any debt field is. With the file's `header`, every mapped
+ * sourceColumn at most once, the identity fields present, the debt's external id, amount and
+ * currency present as soon as any debt field is, and the payment's id, amount and date as soon as
+ * any payment field is. With the file's `header`, every mapped
  * sourceColumn must also be one of its columns. Returns the issues (empty when it can).
  */
 export function checkMapping(mapping: ColumnMappingDto[], header?: string[]): MappingIssue[] {
@@ -43,6 +44,12 @@ export function checkMapping(mapping: ColumnMappingDto[], header?: string[]): Ma
     const debt = missing(REQUIRED_DEBT_FIELDS);
     if (debt.length) {
       issues.push({ path: 'columnMapping', message: `a row's debt needs ${REQUIRED_DEBT_FIELDS.join(', ')}: map a column to ${debt.join(', ')}` });
+    }
+  }
+  if ([...fields.keys()].some((f) => f.startsWith('payment_'))) {
+    const payment = missing(REQUIRED_PAYMENT_FIELDS);
+    if (payment.length) {
+      issues.push({ path: 'columnMapping', message: `a row's payment needs ${REQUIRED_PAYMENT_FIELDS.join(', ')}: map a column to ${payment.join(', ')}` });
     }
   }
   return issues;

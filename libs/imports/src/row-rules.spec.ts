@@ -53,6 +53,7 @@ describe('RowRules', () => {
       consentToEmail: null,
       consentToSms: null,
       debt: null,
+      payment: null,
     });
   });
 
@@ -85,6 +86,11 @@ describe('RowRules', () => {
         debt_issue_date: '2025-12-01T10:00:00Z',
         debt_description: 'Invoice 7',
         debt_type: 'loan',
+        payment_external_id: ' P-1 ',
+        payment_amount: '25.5',
+        payment_date: '2026-02-03',
+        payment_method: 'card',
+        payment_reference: 'voucher 9',
       }),
     ).toEqual({
       debtorExternalId: 'C-1',
@@ -119,6 +125,31 @@ describe('RowRules', () => {
         description: 'Invoice 7',
         debtType: 'loan',
       },
+      payment: { externalId: 'P-1', amount: '25.5', currency: null, date: '2026-02-03', method: 'card', reference: 'voucher 9' },
+    });
+  });
+
+  describe('a payment', () => {
+    const PAYMENT: Partial<Record<ImportField, string>> = { payment_external_id: 'P1', payment_amount: '10', payment_date: '2026-01-05' };
+
+    it('needs its id, amount and date once any payment cell is filled; the rest is optional', () => {
+      expect(row({ ...PAYMENT }).payment).toEqual({ externalId: 'P1', amount: '10', currency: null, date: '2026-01-05', method: null, reference: null });
+      expect(issues({ payment_method: 'cash' })).toEqual([
+        { field: 'payment_external_id', message: RowMessages.requiredForPayment },
+        { field: 'payment_amount', message: RowMessages.requiredForPayment },
+        { field: 'payment_date', message: RowMessages.requiredForPayment },
+      ]);
+    });
+
+    it('follows POST /v1/payments: amount above 0, an ISO 4217 currency, a method of the list', () => {
+      expect(issues({ ...PAYMENT, payment_amount: '0' })).toEqual([{ field: 'payment_amount', message: RowMessages.paymentAmount }]);
+      expect(issues({ ...PAYMENT, payment_amount: '100000000000' })).toEqual([{ field: 'payment_amount', message: RowMessages.paymentAmount }]);
+      expect(issues({ ...PAYMENT, payment_currency: 'eur' })).toEqual([{ field: 'payment_currency', message: RowMessages.currencyPattern }]);
+      expect(issues({ ...PAYMENT, payment_currency: 'XYZ' })).toEqual([{ field: 'payment_currency', message: RowMessages.currencyUnknown('XYZ') }]);
+      expect(issues({ ...PAYMENT, payment_method: 'bitcoin' })).toEqual([{ field: 'payment_method', message: RowMessages.paymentMethod }]);
+      expect(issues({ ...PAYMENT, payment_date: '2026-02-30' })).toEqual([{ field: 'payment_date', message: RowMessages.dateReal }]);
+      expect(issues({ ...PAYMENT, payment_external_id: 'x'.repeat(129) })).toEqual([{ field: 'payment_external_id', message: RowMessages.tooLong(128) }]);
+      expect(row({ ...PAYMENT, payment_amount: '99999999999.9999', payment_currency: 'USD' }).payment).toMatchObject({ amount: '99999999999.9999', currency: 'USD' });
     });
   });
 
@@ -132,12 +163,12 @@ describe('RowRules', () => {
     it('a record with another number of fields than the header is refused as a whole', () => {
       expect(rules.check(record(BASE).slice(1))).toEqual({
         ok: false,
-        issues: [{ field: null, message: 'the record has 29 fields; the header has 30' }],
+        issues: [{ field: null, message: RowMessages.fieldCount(IMPORT_FIELDS.length - 1, IMPORT_FIELDS.length) }],
         debtExternalId: null,
       });
       expect(rules.check([...record(BASE), 'extra'])).toEqual({
         ok: false,
-        issues: [{ field: null, message: RowMessages.fieldCount(31, 30) }],
+        issues: [{ field: null, message: RowMessages.fieldCount(IMPORT_FIELDS.length + 1, IMPORT_FIELDS.length) }],
         debtExternalId: null,
       });
     });

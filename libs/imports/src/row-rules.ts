@@ -1,5 +1,6 @@
 import {
-  BATCH_DATE_PATTERN, COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN, DebtorBatchLimits, IMPORT_FIELDS, ImportField, isIso4217, isIsoDateOrDateTime, normalisePhone, parseAmount, REQUIRED_DEBT_FIELDS,
+  BATCH_DATE_PATTERN, COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN, DebtorBatchLimits, IMPORT_FIELDS, ImportField, isIso4217, isIsoDateOrDateTime,
+  MAX_AMOUNT, normalisePhone, parseAmount, PAYMENT_METHODS, PaymentMethod, REQUIRED_DEBT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
 import { isEmail } from 'class-validator';
 import type { FieldColumns } from './column-mapping';
@@ -30,6 +31,19 @@ export interface ImportDebt {
   debtType: string | null;
 }
 
+/** A row's payment, with the rules of POST /v1/payments (docs/imports.md "Payments in a load"). */
+export interface ImportPayment {
+  /** The file's id of the payment: a reload registers it once (kept internally; the API's externalId stays null). */
+  externalId: string;
+  /** numeric(19,4) text, above 0. */
+  amount: string;
+  /** null: derived at the merge as POST /v1/payments derives it (the debt, the debtor's live debts, the portfolio). */
+  currency: string | null;
+  date: string;
+  method: PaymentMethod | null;
+  reference: string | null;
+}
+
 /** One valid record in canonical form. Empty cells (after trimming) are null: absent. */
 export interface ImportRow {
   debtorExternalId: string | null;
@@ -55,6 +69,8 @@ export interface ImportRow {
   consentToSms: boolean | null;
   /** null when every debt_* cell is empty (a debtor-only row). */
   debt: ImportDebt | null;
+  /** null when every payment_* cell is empty. */
+  payment: ImportPayment | null;
 }
 
 /** A broken rule: `field` null is the record as a whole (its number of fields). */
@@ -82,6 +98,12 @@ const DEBT_FIELDS = [
   'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date', 'debt_issue_date', 'debt_description', 'debt_type',
 ] as const;
 
+const PAYMENT_FIELDS = ['payment_external_id', 'payment_amount', 'payment_currency', 'payment_date', 'payment_method', 'payment_reference'] as const;
+/** What POST /v1/payments accepts: MAX_AMOUNT × 10⁴ (amounts the API's JSON numbers carry exactly). */
+const MAX_PAYMENT_SCALED = BigInt(Math.round(MAX_AMOUNT * 10_000));
+/** POST /v1/payments' limits on the payment's texts. */
+const PAYMENT_LIMITS = { externalId: 128, reference: 255 } as const;
+
 const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 
 export const RowMessages = {
@@ -89,6 +111,9 @@ export const RowMessages = {
   notUtf8: 'is not valid UTF-8 text',
   required: 'is required',
   requiredForDebt: 'is required when the row has a debt (a debt_* cell is filled)',
+  requiredForPayment: 'is required when the row has a payment (a payment_* cell is filled)',
+  paymentAmount: `must be above 0 and at most ${MAX_AMOUNT}, with at most 4 decimals (a dot separates the decimals)`,
+  paymentMethod: `must be one of ${PAYMENT_METHODS.join(', ')}`,
   tooLong: (max: number) => `must be at most ${max} characters`,
   country: 'must be two capital letters (ISO 3166-1 alpha-2)',
   phone: (raw: string) => `${echo(raw)} is not an E.164 number (+, country code, 9 to 15 digits in total)`,
@@ -122,6 +147,7 @@ export class RowRules {
   /** [field ordinal, column index] of each mapped field. */
   private readonly mapped: [number, number][];
   private readonly hasDebtColumns: boolean;
+  private readonly hasPaymentColumns: boolean;
   /** The current record's cells by field ordinal (null: empty or unmapped), and its issues. */
   private readonly cells: (string | null)[] = new Array<string | null>(IMPORT_FIELDS.length).fill(null);
   private readonly unreadable: boolean[] = new Array<boolean>(IMPORT_FIELDS.length).fill(false);
@@ -133,6 +159,7 @@ export class RowRules {
   ) {
     this.mapped = (Object.entries(columns) as [ImportField, number][]).filter(([, index]) => index >= 0).map(([f, index]) => [ord(f), index]);
     this.hasDebtColumns = DEBT_FIELDS.some((f) => columns[f] !== undefined);
+    this.hasPaymentColumns = PAYMENT_FIELDS.some((f) => columns[f] !== undefined);
   }
 
   check(record: string[]): RowCheck {
@@ -151,7 +178,7 @@ export class RowRules {
       } else this.cells[field] = value;
     }
 
-    const row: Omit<ImportRow, 'debt'> = {
+    const row: Omit<ImportRow, 'debt' | 'payment'> = {
       debtorExternalId: this.text('debtor_external_id', L.externalId),
       firstName: this.text('identity_first_name', L.name, true) ?? '',
       lastName: this.text('identity_last_name', L.name),
@@ -173,8 +200,9 @@ export class RowRules {
       consentToSms: this.flag('compliance_consent_to_sms'),
     };
     const debt = this.hasDebtColumns ? this.debt() : { value: null, externalId: null };
+    const payment = this.hasPaymentColumns ? this.payment() : null;
     if (this.issues.length) return { ok: false, issues: this.issues, debtExternalId: debt.externalId };
-    return { ok: true, row: { ...row, debt: debt.value } };
+    return { ok: true, row: { ...row, debt: debt.value, payment } };
   }
 
   private issue(field: ImportField, message: string): null {
@@ -257,11 +285,7 @@ export class RowRules {
     if (!paid) this.issue('debt_paid_amount', RowMessages.paidAmount);
     else if (total && total.scaled > 0n && paid.scaled > total.scaled) this.issue('debt_paid_amount', RowMessages.paidOverTotal(paid.text, total.text));
 
-    const currency = this.cell('debt_currency');
-    if (currency !== null) {
-      if (!CURRENCY_CODE_PATTERN.test(currency)) this.issue('debt_currency', RowMessages.currencyPattern);
-      else if (!isIso4217(currency)) this.issue('debt_currency', RowMessages.currencyUnknown(currency));
-    }
+    const currency = this.currency('debt_currency');
     const dueDate = this.date('debt_due_date');
     const issueDate = this.date('debt_issue_date');
     const description = this.text('debt_description', L.description);
@@ -271,6 +295,32 @@ export class RowRules {
       value: { externalId, totalAmount: total.text, paidAmount: paid.text, currency, dueDate, issueDate, description, debtType },
       externalId,
     };
+  }
+
+  private payment(): ImportPayment | null {
+    if (!PAYMENT_FIELDS.some((f) => this.filled(f))) return null;
+    const missing = REQUIRED_PAYMENT_FIELDS.filter((f) => !this.filled(f));
+    for (const field of missing) this.issue(field, RowMessages.requiredForPayment);
+    const externalId = this.text('payment_external_id', PAYMENT_LIMITS.externalId);
+    const amountCell = this.cell('payment_amount');
+    const amount = amountCell === null ? null : parseAmount(amountCell);
+    const amountOk = amount !== null && amount.scaled > 0n && amount.scaled <= MAX_PAYMENT_SCALED;
+    if (amountCell !== null && !amountOk) this.issue('payment_amount', RowMessages.paymentAmount);
+    const currency = this.currency('payment_currency');
+    const date = this.date('payment_date');
+    const methodCell = this.cell('payment_method');
+    const method = methodCell === null || (PAYMENT_METHODS as readonly string[]).includes(methodCell) ? (methodCell as PaymentMethod | null) : this.issue('payment_method', RowMessages.paymentMethod);
+    const reference = this.text('payment_reference', PAYMENT_LIMITS.reference);
+    if (missing.length || !externalId || !amount || !amountOk || !date) return null;
+    return { externalId, amount: amount.text, currency, date, method, reference };
+  }
+
+  /** An ISO 4217 code in capitals, or null (with an issue when the cell is not one). */
+  private currency(field: ImportField): string | null {
+    const currency = this.cell(field);
+    if (currency === null) return null;
+    if (!CURRENCY_CODE_PATTERN.test(currency)) return this.issue(field, RowMessages.currencyPattern);
+    return isIso4217(currency) ? currency : this.issue(field, RowMessages.currencyUnknown(currency));
   }
 
   private date(field: ImportField): string | null {

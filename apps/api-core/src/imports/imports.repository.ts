@@ -32,7 +32,8 @@ export interface NewImport {
 /** imports columns named as ImportView's fields, in its order. */
 const IMPORT_COLUMNS = Prisma.sql`
   i.id, i.portfolio_id AS "portfolioId", i.status, i.conflict_resolution AS "conflictResolution", i.created, i.updated, i.errors,
-  i.processed_rows AS "processedRows", i.total_rows AS "totalRows", i.error_details AS "errorDetails",
+  i.processed_rows AS "processedRows", i.payments_registered AS "paymentsRegistered", i.payments_skipped AS "paymentsSkipped",
+  i.total_rows AS "totalRows", i.error_details AS "errorDetails",
   i.failure_reason AS "failureReason", i.created_at AS "createdAt", i.updated_at AS "updatedAt",
   i.started_at AS "startedAt", i.finished_at AS "finishedAt"`;
 

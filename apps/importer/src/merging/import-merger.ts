@@ -9,7 +9,15 @@ import type { ReadMergeProgress } from '../read-merge-progress';
 import { inTransaction, Session } from '../sql-session';
 import { AnalyzeSchedule } from './analyze-schedule';
 import { ChunkPlan, planChunk, PlanOptions } from './merge-plan';
-import { ChunkRange, MergeRepository } from './merge.repository';
+import { ChunkOutcome, ChunkRange, MergeRepository } from './merge.repository';
+
+/** One chunk merged: its plan, what it cost, and what became of its payments. */
+interface ChunkMerge {
+  plan: ChunkPlan;
+  statements: number;
+  ms: Record<string, number>;
+  payments: Pick<ChunkOutcome, 'paymentsRegistered' | 'paymentsSkipped'>;
+}
 
 /**
  * Phase merging (docs/adr/0022): staged rows are merged in row order, a chunk per transaction that
@@ -59,7 +67,7 @@ export class ImportMerger {
     const { plan, statements, ms } = await inTransaction(session, async () => {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
       const result = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to });
-      await this.repository.recordProgress(session, imp.id, to, result.plan);
+      await this.repository.recordProgress(session, imp.id, to, { ...result.plan, ...result.payments });
       return result;
     });
     this.logger.debug({ importId: imp.id, from, to, statements, ...ms, ms: Math.round(performance.now() - started) }, 'import chunk merged');
@@ -82,12 +90,14 @@ export class ImportMerger {
     await inTransaction(session, async () => {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
       await this.repository.softDeletePortfolio(session, imp.portfolioId);
-      const total = { created: 0, updated: 0, errors: 0, errorDetails: [] as string[] };
+      const total: ChunkOutcome = { created: 0, updated: 0, errors: 0, errorDetails: [], paymentsRegistered: 0, paymentsSkipped: 0 };
       for (let from = 2; from <= lastRow; from += chunkRows) {
-        const { plan } = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to: Math.min(from + chunkRows - 1, lastRow) });
+        const { plan, payments } = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to: Math.min(from + chunkRows - 1, lastRow) });
         total.created += plan.created;
         total.updated += plan.updated;
         total.errors += plan.errors;
+        total.paymentsRegistered += payments.paymentsRegistered;
+        total.paymentsSkipped += payments.paymentsSkipped;
         if (total.errorDetails.length < ImportLimits.maxErrorDetails) total.errorDetails.push(...plan.errorDetails);
         if (progress.halted) throw new ImportInterrupted();
       }
@@ -97,7 +107,7 @@ export class ImportMerger {
     });
   }
 
-  private async plan(session: Session, imp: ImportRecord, range: ChunkRange): Promise<{ plan: ChunkPlan; statements: number; ms: Record<string, number> }> {
+  private async plan(session: Session, imp: ImportRecord, range: ChunkRange): Promise<ChunkMerge> {
     const t0 = performance.now();
     const staged = await this.repository.stagedRows(session, range);
     // Replace matches like update on a portfolio whose old set is already deleted: only this load is live.
@@ -105,9 +115,9 @@ export class ImportMerger {
     const t1 = performance.now();
     const plan = planChunk(staged, state, this.options(imp));
     const t2 = performance.now();
-    const statements = await this.repository.write(session, range, plan);
+    const { statements, paymentsRegistered } = await this.repository.write(session, range, plan);
     const ms = { read: Math.round(t1 - t0), plan: Math.round(t2 - t1), write: Math.round(performance.now() - t2) };
-    return { plan, statements, ms };
+    return { plan, statements, ms, payments: { paymentsRegistered, paymentsSkipped: plan.counts.payments - paymentsRegistered } };
   }
 
   private options(imp: ImportRecord): PlanOptions {

@@ -21,6 +21,7 @@ function staged(doc: string, debt: string | null, extra: Partial<StagedRow> = {}
     debtExternalId: debt,
     debtCurrency: debt ? 'EUR' : null,
     newDebtId: debt ? `debt_${n}` : null,
+    paymentExternalId: null,
     ...extra,
   };
 }
@@ -43,7 +44,7 @@ describe('planChunk', () => {
       [4, 'dbt_2', true, 'debt_4', true],
     ]);
     expect({ created: plan.created, updated: plan.updated, errors: plan.errors }).toEqual({ created: 3, updated: 0, errors: 0 });
-    expect(plan.counts).toEqual({ newDebtors: 2, updatedDebtors: 0, phoneSets: 0, phoneReplacements: 0, emailSets: 0, emailReplacements: 0, newDebts: 3, updatedDebts: 0 });
+    expect(plan.counts).toEqual({ newDebtors: 2, updatedDebtors: 0, phoneSets: 0, phoneReplacements: 0, emailSets: 0, emailReplacements: 0, newDebts: 3, updatedDebts: 0, payments: 0 });
   });
 
   it('a later row of the same debt updates it (one debt, folded); a row without a debt updates its debtor', () => {
@@ -101,8 +102,10 @@ describe('planChunk', () => {
       externalIdOwners: new Map([['c-a', 'dbt_a'], ['c-z', 'dbt_z']]),
       erasedExternalIds: new Set(['gone']),
       debts: new Map([
-        ['d-a', { id: 'debt_a', debtorId: 'dbt_a', currency: 'EUR' }],
-        ['d-z', { id: 'debt_z', debtorId: 'dbt_z', currency: 'EUR' }],
+        ['d-a', [{ id: 'debt_a', debtorId: 'dbt_a', currency: 'EUR' }]],
+        ['d-z', [{ id: 'debt_z', debtorId: 'dbt_z', currency: 'EUR' }]],
+        // Mode add left two live debts d-dup (docs/adr/0041): one of dbt_a, one of dbt_z.
+        ['d-dup', [{ id: 'debt_dup1', debtorId: 'dbt_z', currency: 'EUR' }, { id: 'debt_dup2', debtorId: 'dbt_a', currency: 'EUR' }]],
       ]),
     });
 
@@ -136,14 +139,55 @@ describe('planChunk', () => {
       expect(plan.errorDetails).toEqual([`row 3: Moneda: ${MergeMessages.currencyMismatch('d1', 'EUR')}`]);
     });
 
-    it('a new debtor whose external id a live debtor holds is refused, with add\'s message in add', () => {
+    it('a new debtor whose external id a live debtor holds is refused in update, created in add', () => {
       expect(planChunk([staged('N', null, { debtorExternalId: 'c-z' })], known, UPDATE).errorDetails).toEqual([
         'row 2: Cliente: c-z is already used by another debtor of this portfolio (with another document)',
       ]);
       n = 1;
-      expect(planChunk([staged('N', null, { debtorExternalId: 'c-z' })], known, ADD).errorDetails).toEqual([
-        'row 2: Cliente: c-z is already used by a debtor of this portfolio; add never matches, use update',
+      const add = planChunk([staged('N', null, { debtorExternalId: 'c-z' }), staged('M', null, { debtorExternalId: 'c-z' })], known, ADD);
+      expect(add.errors).toBe(0);
+      expect(add.rows.map((r) => [r.debtorId, r.debtorNew, r.take & Bit.externalId])).toEqual([
+        ['dbt_2', true, Bit.externalId],
+        ['dbt_3', true, Bit.externalId],
       ]);
+    });
+
+    it('with duplicates, update matches the debt of the row\'s own debtor, whichever id is lower', () => {
+      const plan = planChunk([staged('A', 'd-dup')], known, UPDATE);
+      expect(plan.errors).toBe(0);
+      expect(plan.rows.map((r) => [r.debtorId, r.debtId, r.debtNew])).toEqual([['dbt_a', 'debt_dup2', false]]);
+    });
+
+    it('with duplicates, a debtor holding none of them is refused in update (debt_external_id_in_use)', () => {
+      expect(planChunk([staged('N', 'd-dup')], known, UPDATE).errorDetails).toEqual([`row 2: Referencia: ${MergeMessages.debtInUse('d-dup')}`]);
+    });
+
+    it('of one debtor\'s debts with one external id, the lowest id is updated', () => {
+      const twice = state({ ...known, debts: new Map([['d-2', [{ id: 'debt_1', debtorId: 'dbt_a', currency: 'EUR' }, { id: 'debt_9', debtorId: 'dbt_a', currency: 'EUR' }]]]) });
+      expect(planChunk([staged('A', 'd-2')], twice, UPDATE).rows.map((r) => r.debtId)).toEqual(['debt_1']);
+    });
+
+    it('add creates a debt whose external id another debtor holds, and two debtors of the file may share one', () => {
+      const plan = planChunk([staged('N1', 'd-z'), staged('N2', 'd-z'), staged('N1', 'd-z')], known, ADD);
+      expect(plan.errors).toBe(0);
+      expect(plan.rows.map((r) => [r.debtorId, r.debtId, r.debtNew])).toEqual([
+        ['dbt_2', 'debt_2', true],
+        ['dbt_3', 'debt_3', true],
+        // The same document and debt again: the row is its debt's latest snapshot.
+        ['dbt_2', 'debt_2', true],
+      ]);
+      expect({ created: plan.created, updated: plan.updated }).toEqual({ created: 2, updated: 1 });
+      expect(plan.counts).toMatchObject({ newDebtors: 2, newDebts: 2, updatedDebts: 0 });
+    });
+
+    it('accepted rows with a payment are counted; refused ones are not', () => {
+      const plan = planChunk(
+        [staged('A', 'd-a', { paymentExternalId: 'p1' }), staged('A', 'd-z', { paymentExternalId: 'p2' }), staged('B', null, { paymentExternalId: 'p3' })],
+        known,
+        UPDATE,
+      );
+      expect(plan.errors).toBe(1);
+      expect(plan.counts.payments).toBe(2);
     });
 
     it('the external id of a matched debtor is not checked (it is never changed)', () => {

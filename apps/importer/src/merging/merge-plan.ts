@@ -22,6 +22,8 @@ export interface StagedRow {
   debtExternalId: string | null;
   debtCurrency: string | null;
   newDebtId: string | null;
+  /** The file's id of the row's payment (null: the row has none). */
+  paymentExternalId: string | null;
 }
 
 export interface KnownDebtor {
@@ -46,8 +48,12 @@ export interface MergeState {
   externalIdOwners: Map<string, string>;
   /** The chunk's debtor external ids that a tombstone of the portfolio refuses (ErasureTombstones, docs/adr/0025). */
   erasedExternalIds: Set<string>;
-  /** Live debts of the portfolio among the chunk's debt external ids. */
-  debts: Map<string, KnownDebt>;
+  /**
+   * Live debts among the chunk's debt external ids, each id's lowest debt id first (mode add may
+   * leave several, docs/adr/0041). In mode add, only the debts of debtorsByDocument's debtors: add
+   * matches a debt within its own debtor only.
+   */
+  debts: Map<string, KnownDebt[]>;
 }
 
 /** One accepted row: what it writes. */
@@ -86,17 +92,22 @@ export interface PlanCounts {
   emailReplacements: number;
   newDebts: number;
   updatedDebts: number;
+  /** Accepted rows with a payment (registered unless the file's payment id already is). */
+  payments: number;
 }
 
 export interface PlanOptions {
-  /** add: a debtor external id already in use gets add's message (add never matches). */
+  /**
+   * add: every row creates its debtor (or joins the one an earlier row of the file created with its
+   * document), whatever external ids are live; a debt is matched only within its debtor.
+   * update: debtors by document, debts by external id across the portfolio (debt_external_id_in_use).
+   */
   mode: 'add' | 'update';
   /** The CSV header name of each field that can be refused here. */
   columns: { debtorExternalId: string; debtExternalId: string; debtCurrency: string };
 }
 
 export const MergeMessages = {
-  externalIdInUseAdd: (ext: string) => `${ext} is already used by a debtor of this portfolio; add never matches, use update`,
   externalIdInUse: (ext: string) => `${ext} is already used by another debtor of this portfolio (with another document)`,
   erased: "this debtor was erased at the data subject's request and cannot be recreated (erased_subject)",
   debtInUse: (ext: string) => `debt ${ext} belongs to another debtor of this portfolio (debt_external_id_in_use)`,
@@ -121,7 +132,8 @@ const DEBT_OPTIONAL = DEBT_OPTIONAL_BITS.reduce((all, bit) => all | bit, 0);
 
 export function planChunk(staged: StagedRow[], state: MergeState, options: PlanOptions): ChunkPlan {
   const debtors = new Map<string, DebtorInChunk>();
-  const debts = new Map<string, DebtInChunk>();
+  const debts = new Map<string, DebtInChunk[]>();
+  const add = options.mode === 'add';
   /** External ids claimed by debtors this chunk creates (state.externalIdOwners is not copied). */
   const claimed = new Set<string>();
   const plan: ChunkPlan = {
@@ -131,7 +143,7 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
     errors: 0,
     errorDetails: [],
     optOuts: [],
-    counts: { newDebtors: 0, updatedDebtors: 0, phoneSets: 0, phoneReplacements: 0, emailSets: 0, emailReplacements: 0, newDebts: 0, updatedDebts: 0 },
+    counts: { newDebtors: 0, updatedDebtors: 0, phoneSets: 0, phoneReplacements: 0, emailSets: 0, emailReplacements: 0, newDebts: 0, updatedDebts: 0, payments: 0 },
   };
   const optOuts = new Set<string>();
   // Per accepted row (parallel to plan.rows): what it fills, its debtor and its debt.
@@ -148,14 +160,13 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
     debtors.set(key, debtor);
     return debtor;
   };
-  const debtOf = (ext: string): DebtInChunk | undefined => {
-    let debt = debts.get(ext);
-    if (debt) return debt;
-    const known = state.debts.get(ext);
-    if (!known) return undefined;
-    debt = { id: known.id, debtorId: known.debtorId, currency: known.currency, isNew: false };
-    debts.set(ext, debt);
-    return debt;
+  /** The live debts with an external id, lowest id first, those this chunk creates last. */
+  const debtsOf = (ext: string): DebtInChunk[] => {
+    let list = debts.get(ext);
+    if (list) return list;
+    list = (state.debts.get(ext) ?? []).map((k) => ({ id: k.id, debtorId: k.debtorId, currency: k.currency, isNew: false }));
+    debts.set(ext, list);
+    return list;
   };
   const refuse = (row: StagedRow, column: string, message: string) => {
     plan.errors += 1;
@@ -172,8 +183,8 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
     let debtor = debtorOf(key);
     const ext = row.debtorExternalId;
     if (!debtor && ext !== null) {
-      if (claimed.has(ext) || state.externalIdOwners.has(ext)) {
-        refuse(row, options.columns.debtorExternalId, options.mode === 'add' ? MergeMessages.externalIdInUseAdd(ext) : MergeMessages.externalIdInUse(ext));
+      if (!add && (claimed.has(ext) || state.externalIdOwners.has(ext))) {
+        refuse(row, options.columns.debtorExternalId, MergeMessages.externalIdInUse(ext));
         continue;
       }
       if (state.erasedExternalIds.has(ext)) {
@@ -181,12 +192,16 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
         continue;
       }
     }
-    let debt = row.debtExternalId === null ? undefined : debtOf(row.debtExternalId);
+    // The debtor's own debt with the external id (its lowest id); in update, one only another debtor
+    // holds refuses the row, as the debtor batch does.
+    const candidates = row.debtExternalId === null ? undefined : debtsOf(row.debtExternalId);
+    const owner = debtor;
+    let debt = owner && candidates?.find((d) => d.debtorId === owner.id);
+    if (!debt && !add && candidates?.length && row.debtExternalId !== null) {
+      refuse(row, options.columns.debtExternalId, MergeMessages.debtInUse(row.debtExternalId));
+      continue;
+    }
     if (debt && row.debtExternalId !== null) {
-      if (!debtor || debt.debtorId !== debtor.id) {
-        refuse(row, options.columns.debtExternalId, MergeMessages.debtInUse(row.debtExternalId));
-        continue;
-      }
       if (debt.currency !== row.debtCurrency) {
         refuse(row, options.columns.debtCurrency, MergeMessages.currencyMismatch(row.debtExternalId, debt.currency));
         continue;
@@ -203,11 +218,12 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
     if (row.optOut === true && !debtor.optOut) optOuts.add(debtor.id);
     if (row.optOut !== null) debtor.optOut = row.optOut;
     let debtCreated = false;
-    if (row.debtExternalId !== null && !debt) {
+    if (candidates && !debt) {
       debt = { id: row.newDebtId ?? '', debtorId: debtor.id, currency: row.debtCurrency ?? '', isNew: true };
-      debts.set(row.debtExternalId, debt);
+      candidates.push(debt);
       debtCreated = true;
     }
+    if (row.paymentExternalId !== null) plan.counts.payments += 1;
     plan.rows.push({
       rowNumber: row.rowNumber,
       debtorId: debtor.id,

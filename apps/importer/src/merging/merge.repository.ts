@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ErasureTombstones, ImportLimits } from '@dc/contracts';
+import { DEFAULT_PAYMENT_METHOD, ErasureTombstones, ImportLimits } from '@dc/contracts';
 import { newId } from '@dc/database';
 import { rows, Session } from '../sql-session';
 import { Bit } from './fold-bits';
 import { ChunkPlan, documentKey, KnownDebt, MergeState, StagedRow } from './merge-plan';
+
+/** What a chunk (or replace's whole load) adds to the import's counters. */
+export type ChunkOutcome = Pick<ChunkPlan, 'created' | 'updated' | 'errors' | 'errorDetails'> & { paymentsRegistered: number; paymentsSkipped: number };
 
 /** The chunk being merged: the import, its portfolio and the staged records `from`..`to`. */
 export interface ChunkRange {
@@ -150,7 +153,7 @@ export class MergeRepository {
       `SELECT row_number AS "rowNumber", error_details AS "errorDetails", identity_document_type AS "documentType",
          identity_document_number AS "documentNumber", debtor_external_id AS "debtorExternalId",
          new_debtor_id AS "newDebtorId", present, compliance_opt_out AS "optOut", debt_external_id AS "debtExternalId",
-         debt_currency AS "debtCurrency", new_debt_id AS "newDebtId"
+         debt_currency AS "debtCurrency", new_debt_id AS "newDebtId", payment_external_id AS "paymentExternalId"
        FROM import_rows WHERE import_id = $1 AND row_number BETWEEN $2 AND $3 ORDER BY row_number`,
       [range.importId, range.from, range.to],
     );
@@ -159,8 +162,10 @@ export class MergeRepository {
   /**
    * The live state the chunk's rows are decided against. `ownDebtorsOnly` (mode add): a document
    * resolves only to the debtor an earlier row of this import created (found through that row's
-   * new_debtor_id: the rows of this chunk and later ones have created nothing yet); otherwise to the
-   * portfolio's live debtor with the document, the lowest id.
+   * new_debtor_id: the rows of this chunk and later ones have created nothing yet), a debt external
+   * id only to those debtors' debts, and no external id is refused for being live; otherwise a
+   * document resolves to the portfolio's live debtor with it, the lowest id, and a debt external id
+   * to every live debt of the portfolio with it (docs/adr/0041).
    */
   async readState(session: Session, range: ChunkRange, staged: StagedRow[], ownDebtorsOnly: boolean): Promise<MergeState> {
     const valid = staged.filter((r) => !r.errorDetails);
@@ -198,7 +203,7 @@ export class MergeRepository {
     const externalIds = unique(creating.map((r) => r.debtorExternalId));
     // Every tombstone value that would refuse one of them: the keyed hash and the legacy ones (ADR 0025).
     const hashes = this.tombstones.candidatesOf(externalIds);
-    const owners = externalIds.length
+    const owners = externalIds.length && !ownDebtorsOnly
       ? await rows<{ ext: string; id: string }>(
           session,
           `SELECT external_id AS ext, id FROM debtors WHERE portfolio_id = $1 AND deleted_at IS NULL AND external_id = ANY($2::text[])`,
@@ -212,33 +217,51 @@ export class MergeRepository {
           [range.portfolioId, hashes],
         )
       : [];
-    const debts = debtIds.length
-      ? await rows<KnownDebt & { ext: string }>(
-          session,
-          `SELECT external_id AS ext, id, debtor_id AS "debtorId", currency
-           FROM debts WHERE portfolio_id = $1 AND deleted_at IS NULL AND external_id = ANY($2::text[])`,
-          [range.portfolioId, debtIds],
-        )
-      : [];
+    const ownDebtors = byDocument.map((d) => d.id);
+    const debts = !debtIds.length || (ownDebtorsOnly && !ownDebtors.length)
+      ? []
+      : ownDebtorsOnly
+        ? await rows<KnownDebt & { ext: string }>(
+            session,
+            `SELECT external_id AS ext, id, debtor_id AS "debtorId", currency
+             FROM debts WHERE debtor_id = ANY($1::text[]) AND deleted_at IS NULL AND external_id = ANY($2::text[]) ORDER BY id`,
+            [ownDebtors, debtIds],
+          )
+        : await rows<KnownDebt & { ext: string }>(
+            session,
+            `SELECT external_id AS ext, id, debtor_id AS "debtorId", currency
+             FROM debts WHERE portfolio_id = $1 AND deleted_at IS NULL AND external_id = ANY($2::text[]) ORDER BY id`,
+            [range.portfolioId, debtIds],
+          );
+    const debtsByExt = new Map<string, KnownDebt[]>();
+    for (const d of debts) {
+      const known = { id: d.id, debtorId: d.debtorId, currency: d.currency };
+      const list = debtsByExt.get(d.ext);
+      if (list) list.push(known);
+      else debtsByExt.set(d.ext, [known]);
+    }
     return {
       debtorsByDocument: new Map(byDocument.map((d) => [documentKey(d.t, d.n), { id: d.id, optOut: d.o }])),
       externalIdOwners: new Map(owners.map((o) => [o.ext, o.id])),
       erasedExternalIds: erasedAmong(this.tombstones, externalIds, erased),
-      debts: new Map(debts.map((d) => [d.ext, { id: d.id, debtorId: d.debtorId, currency: d.currency }])),
+      debts: debtsByExt,
     };
   }
 
-  /** Writes the chunk's plan: each statement sent only when it has something to write. */
-  async write(session: Session, range: ChunkRange, plan: ChunkPlan): Promise<number> {
+  /**
+   * Writes the chunk's plan: each statement sent only when it has something to write. Returns the
+   * statements sent and the payments registered (the others' file ids were registered already).
+   */
+  async write(session: Session, range: ChunkRange, plan: ChunkPlan): Promise<{ statements: number; paymentsRegistered: number }> {
     const c = plan.counts;
     const chunk = [range.importId, range.from, range.to];
     let statements = 0;
     const exec = async (text: string, values: unknown[] = chunk) => {
       statements += 1;
-      await session.query(text, values);
+      return (await session.query(text, values)).rowCount ?? 0;
     };
     await exec('TRUNCATE pg_temp.import_plan', []);
-    if (!plan.rows.length && !plan.optOuts.length) return statements;
+    if (!plan.rows.length && !plan.optOuts.length) return { statements, paymentsRegistered: 0 };
     const p = plan.rows;
     // Comma-separated columns (ids, numbers and booleans hold no comma): parsed in a third less time
     // than array parameters, whose every element is quoted and escaped.
@@ -343,8 +366,30 @@ export class MergeRepository {
          WHERE t.id = g.id AND ${DEBT_UPDATE.changed}`,
       );
     }
+    let paymentsRegistered = 0;
+    if (c.payments) {
+      // After the debts: each payment names its row's debt (or only its debtor). The currency is
+      // derived as POST /v1/payments derives it: the row's debt, else the single currency of the
+      // debtor's live debts, else the portfolio's main currency. No outbox row: a load's payments emit
+      // no payment.registered. A file id already registered in the portfolio registers nothing.
+      paymentsRegistered = await exec(
+        `INSERT INTO payments (id, portfolio_id, debtor_id, debt_id, amount, currency, currency_derived, payment_date,
+           payment_method, reference, source, import_external_id)
+         SELECT s.new_payment_id, $4, p.debtor_id, p.debt_id, s.payment_amount,
+           COALESCE(s.payment_currency, CASE WHEN p.debt_id IS NOT NULL THEN s.debt_currency END,
+             (SELECT min(t.currency) FROM debts t WHERE t.debtor_id = p.debtor_id AND t.deleted_at IS NULL HAVING count(DISTINCT t.currency) = 1),
+             (SELECT f.identity_currency[1] FROM portfolios f WHERE f.id = $4)),
+           s.payment_currency IS NULL, s.payment_date, COALESCE(s.payment_method, '${DEFAULT_PAYMENT_METHOD}'), s.payment_reference,
+           'import', s.payment_external_id
+         ${PLANNED}
+         WHERE s.payment_external_id IS NOT NULL
+         ORDER BY p.row_number
+         ON CONFLICT (portfolio_id, import_external_id) WHERE import_external_id IS NOT NULL DO NOTHING`,
+        [...chunk, range.portfolioId],
+      );
+    }
     if (plan.optOuts.length) statements += await this.recordOptOuts(session, range.importId, plan.optOuts);
-    return statements;
+    return { statements, paymentsRegistered };
   }
 
   /** An opt-out recorded as the debtor batch records it: a note, a timeline entry, pending messages cancelled. */
@@ -370,15 +415,17 @@ export class MergeRepository {
   }
 
   /** The chunk's outcome on the imports row, in the chunk's transaction: merged_row and the counters. */
-  async recordProgress(session: Session, importId: string, mergedRow: number, plan: Pick<ChunkPlan, 'created' | 'updated' | 'errors' | 'errorDetails'>): Promise<void> {
+  async recordProgress(session: Session, importId: string, mergedRow: number, plan: ChunkOutcome): Promise<void> {
     await session.query(
       `UPDATE imports SET merged_row = $2, created = created + $3, updated = updated + $4, errors = errors + $5,
          processed_rows = processed_rows + $3 + $4 + $5,
+         payments_registered = payments_registered + $7, payments_skipped = payments_skipped + $8,
          error_details = CASE WHEN cardinality($6::text[]) = 0 THEN error_details
            ELSE (error_details || $6::text[])[1:${ImportLimits.maxErrorDetails}] END,
          updated_at = now()
        WHERE id = $1`,
-      [importId, mergedRow, plan.created, plan.updated, plan.errors, plan.errorDetails.slice(0, ImportLimits.maxErrorDetails)],
+      [importId, mergedRow, plan.created, plan.updated, plan.errors, plan.errorDetails.slice(0, ImportLimits.maxErrorDetails),
+        plan.paymentsRegistered, plan.paymentsSkipped],
     );
   }
 

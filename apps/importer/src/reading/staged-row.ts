@@ -13,10 +13,12 @@ export const STAGING_COLUMNS = [
   'compliance_opt_out', 'compliance_consent_to_call', 'compliance_consent_to_whatsapp', 'compliance_consent_to_email', 'compliance_consent_to_sms',
   'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date', 'debt_issue_date', 'debt_description', 'debt_type',
   'present', 'new_debtor_id', 'new_debt_id', 'phone_1_id', 'phone_2_id', 'phone_3_id', 'email_1_id', 'email_2_id',
+  'payment_external_id', 'payment_amount', 'payment_currency', 'payment_date', 'payment_method', 'payment_reference', 'new_payment_id',
 ] as const;
 
 const ERROR_PADDING_BEFORE_DEBT: null[] = new Array(STAGING_COLUMNS.indexOf('debt_external_id') - 3).fill(null);
-const ERROR_PADDING_AFTER_DEBT: CopyValue[] = [...new Array(7).fill(null), 0, ...new Array(7).fill(null)];
+/** A refused row's values after its debt_external_id: null, but `present` (NOT NULL) is 0. */
+const ERROR_PADDING_AFTER_DEBT: CopyValue[] = STAGING_COLUMNS.slice(STAGING_COLUMNS.indexOf('debt_total_amount')).map((c) => (c === 'present' ? 0 : null));
 
 /** One errorDetails line: `row <n>: <column>: <message>`, or `row <n>: <message>` for the record as a whole (docs/imports.md). */
 export function errorLine(rowNumber: number, column: string | null, message: string): string {
@@ -37,6 +39,7 @@ export function stagedRowLine(importId: string, rowNumber: number, check: RowChe
   const [p1, p2, p3] = r.phones;
   const [e1, e2] = r.emails;
   const d = r.debt;
+  const pay = r.payment;
   const v = copyValue;
   // Written out rather than built from an array: this runs once per record of the file.
   return (
@@ -49,7 +52,9 @@ export function stagedRowLine(importId: string, rowNumber: number, check: RowChe
     `${v(d?.dueDate)}\t${v(d?.issueDate)}\t${v(d?.description)}\t${v(d?.debtType)}\t` +
     `${presentBits(r)}\t${newId('dbt')}\t${d ? newId('debt') : '\\N'}\t` +
     `${p1 ? newId('phn') : '\\N'}\t${p2 ? newId('phn') : '\\N'}\t${p3 ? newId('phn') : '\\N'}\t` +
-    `${e1 ? newId('eml') : '\\N'}\t${e2 ? newId('eml') : '\\N'}\n`
+    `${e1 ? newId('eml') : '\\N'}\t${e2 ? newId('eml') : '\\N'}\t` +
+    `${v(pay?.externalId)}\t${v(pay?.amount)}\t${v(pay?.currency)}\t${v(pay?.date)}\t${v(pay?.method)}\t${v(pay?.reference)}\t` +
+    `${pay ? newId('pay') : '\\N'}\n`
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * The canonical importer fields: the closed list of `columnMapping[].targetField` values
- * (docs/imports.md). One CSV row is one debtor with at most one debt; rows that share a debtor
- * (same document) add debts to it. Every field is text in the file; the rules are the debtor
+ * (docs/imports.md). One CSV row is one debtor with at most one debt and one payment; rows that
+ * share a debtor (same document) add debts to it. Every field is text in the file; the rules are the debtor
  * batch's, applied per row.
  */
 export const IMPORT_FIELDS = [
@@ -39,6 +39,13 @@ export const IMPORT_FIELDS = [
   'debt_issue_date',
   'debt_description',
   'debt_type',
+  // At most one payment per row, registered against the row's debt (or its debtor without one)
+  'payment_external_id',
+  'payment_amount',
+  'payment_currency',
+  'payment_date',
+  'payment_method',
+  'payment_reference',
 ] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
 
@@ -47,6 +54,9 @@ export const REQUIRED_IMPORT_FIELDS: readonly ImportField[] = ['identity_first_n
 
 /** When any debt_* field is mapped, these must be too: a debt needs its external id, amount and currency. */
 export const REQUIRED_DEBT_FIELDS: readonly ImportField[] = ['debt_external_id', 'debt_total_amount', 'debt_currency'];
+
+/** When any payment_* field is mapped, these must be too: a payment needs the file's id for it, its amount and date. */
+export const REQUIRED_PAYMENT_FIELDS: readonly ImportField[] = ['payment_external_id', 'payment_amount', 'payment_date'];
 
 export const IMPORT_MODES = ['add', 'update', 'reconcile', 'replace'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];

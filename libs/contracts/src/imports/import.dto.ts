@@ -68,6 +68,10 @@ export interface ImportView {
   errors: number;
   /** Rows decided so far (created + updated + errors). */
   processedRows: number;
+  /** Payments of the file registered by this import (payment_* fields; no payment.registered event). */
+  paymentsRegistered: number;
+  /** Payments of the file whose payment_external_id was already registered in the portfolio: nothing written, not an error. */
+  paymentsSkipped: number;
   /** Data rows read from the file so far (final once the whole file has been read). */
   totalRows: number;
   /** `row <n>: <column>: <message>`, n the line's record number in the file (the header is row 1). */
