@@ -1,7 +1,7 @@
 import { Body, Controller, Param } from '@nestjs/common';
 import {
-  AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, REQUIRED_DEBT_FIELDS,
-  REQUIRED_IMPORT_FIELDS,
+  AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, PAYMENT_METHODS,
+  REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
 import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, PublicCaller } from '../../core-client/core-client';
@@ -19,15 +19,32 @@ const COUNTERS =
   '`updated` (rows that updated an existing debt or debtor), `errors` (rows refused; the others still load), `processedRows` = ' +
   'created + updated + errors, `totalRows` (data rows read so far; final once the file is read). `errorDetails` holds the first ' +
   `${ImportLimits.maxErrorDetails} refusals as \`row <n>: <column>: <message>\`, n the record number in the file with the header as row 1 ` +
-  '(the first data row is row 2), column the CSV header name; `errors` is the total.';
+  '(the first data row is row 2), column the CSV header name; `errors` is the total. `paymentsRegistered`: payments of the file ' +
+  'registered; `paymentsSkipped`: payments whose `payment_external_id` was already registered in the portfolio (by an earlier ' +
+  'load, or an earlier row of this file), so nothing was written for them (not an error).';
 
 const MODES =
-  '`conflictResolution` (default `add`): `add` creates every row and never matches existing debtors (a row whose ' +
-  '`debtor_external_id` or `debt_external_id` is already live in the portfolio is refused); `update` matches the debtor by document ' +
+  '`conflictResolution` (default `add`): `add` always creates, with no matching: every valid row makes its debtor and debt, ' +
+  'whatever debtor or debt external ids are already live in the portfolio, so a file loaded twice duplicates the whole set ' +
+  '(rows of the file with one document are one debtor; a `debt_external_id` repeated for that debtor is one debt). This is the one ' +
+  'exception to "debt external ids are unique within the portfolio", which binds the debtor batch\'s own writes ' +
+  '(`debt_external_id_in_use`). Once duplicates exist, `update`, `reconcile` and the debtor batch match the oldest live debtor (the ' +
+  'lowest id) and, for a debt, the matched debtor\'s own debt with that external id; a debt external id live only under other ' +
+  'debtors refuses the row (item). Payments name debts by id, which stays unique. `update` matches the debtor by document ' +
   '(identity_document_type + identity_document_number) and each debt by `debt_external_id`, updating in place; `reconcile` is ' +
   '`update`, and every live active debt of the portfolio whose external id is not in the file becomes paid; `replace` soft-deletes ' +
   'the portfolio\'s debtors and debts and loads the file afresh, in one transaction: the old set disappears only when the new load ' +
-  'has succeeded.';
+  'has succeeded. Row validation applies in every mode: a bad phone, amount or currency refuses the row.';
+
+const PAYMENTS =
+  '**Payments in a load**: one payment per row with `payment_external_id` (the file\'s id of the payment, 1 to 128 characters), ' +
+  '`payment_amount` (above 0), `payment_date`, and optionally `payment_currency` (ISO 4217; omitted: the row\'s debt\'s currency, ' +
+  'else the single currency of the debtor\'s live debts, else the portfolio\'s main currency, as POST /v1/payments derives it), ' +
+  `\`payment_method\` (${PAYMENT_METHODS.join(', ')}; default transfer) and \`payment_reference\`. It is registered against the row\'s ` +
+  'debt (or its debtor, for a row without a debt), listed by GET /v1/payments with `externalId` null, and emits no ' +
+  '`payment.registered`; it does not change the debt\'s amounts (the row\'s `debt_paid_amount` is the debt\'s snapshot). A row whose ' +
+  '`payment_external_id` is already registered in the portfolio registers nothing again (counted in `paymentsSkipped`), whatever ' +
+  'debtor the row now matches: a file may be loaded again safely.';
 
 @Controller()
 export class ImportsController {
@@ -75,9 +92,11 @@ export class ImportsController {
         '400 `validation_error` with issues under `columnMapping` when the mapping cannot make a valid row: a `targetField` outside ' +
           `the closed list (null discards the column; unmapped columns are ignored too), a field or a source column mapped twice, a ` +
           `\`sourceColumn\` that is not in the file's header, any of ${REQUIRED_IMPORT_FIELDS.join(', ')} unmapped, or a debt field ` +
-          `mapped without all of ${REQUIRED_DEBT_FIELDS.join(', ')}. At most ${ImportLimits.maxMappings} entries.`,
+          `mapped without all of ${REQUIRED_DEBT_FIELDS.join(', ')}, or a payment field mapped without all of ` +
+          `${REQUIRED_PAYMENT_FIELDS.join(', ')}. At most ${ImportLimits.maxMappings} entries.`,
         `Canonical fields (targetField): ${IMPORT_FIELDS.map((f) => `\`${f}\``).join(', ')}. Modes: ${IMPORT_MODES.join(', ')}.`,
         MODES,
+        PAYMENTS,
         'Idempotency-Key as on the debtor batch: the same request with the same key within 24 h answers the same import with ' +
           '`Idempotent-Replayed: true` and enqueues nothing; the same key with another body or portfolio is 409. Without the header ' +
           'every accepted request enqueues a new import. 503 `service_unavailable` when the job queue is unreachable: the import ' +
@@ -104,8 +123,7 @@ export class ImportsController {
         'The import while it is queued, processing and after it ended. 404 when its portfolio is outside the key\'s reach.',
         STATUSES,
         COUNTERS,
-        'Payments are not part of a load and a load emits no webhook. Poll every few seconds; a completed or failed import no ' +
-          'longer changes.',
+        'A load emits no webhook, for its payments either. Poll every few seconds; a completed or failed import no longer changes.',
       ].join('\n\n'),
       returns: 'ImportView',
     },
