@@ -131,7 +131,7 @@ describe('importer pipeline', () => {
   });
 
   describe('add', () => {
-    it('a second run of the same file refuses the rows whose external ids are live; a file without external ids duplicates', async () => {
+    it('a second run of the same file creates every row again, live external ids included; a file without external ids duplicates', async () => {
       const pf = await newPortfolio();
       const file = csv(FULL, [row(1, 'a'), row(2, 'a'), row(3, 'a')]);
       expect(counters(await finished(await enqueue(pf, file, 'add')))).toEqual({ status: 'completed', created: 3, updated: 0, errors: 0, processedRows: 3, totalRows: 3 });
@@ -139,9 +139,12 @@ describe('importer pipeline', () => {
       expect(before.debtors.map((d) => d.external_id)).toEqual(['a-c1', 'a-c2', 'a-c3']);
 
       const again = await finished(await enqueue(pf, file, 'add'));
-      expect(counters(again)).toEqual({ status: 'completed', created: 0, updated: 0, errors: 3, processedRows: 3, totalRows: 3 });
-      expect(again.errorDetails).toEqual([2, 3, 4].map((n) => `row ${n}: debtor_external_id: a-c${n - 1} is already used by a debtor of this portfolio; add never matches, use update`));
-      expect(await live(pf)).toEqual(before);
+      expect(counters(again)).toEqual({ status: 'completed', created: 3, updated: 0, errors: 0, processedRows: 3, totalRows: 3 });
+      expect(again.errorDetails).toEqual([]);
+      const after = await live(pf);
+      expect(after.debtors.map((d) => d.external_id)).toEqual(['a-c1', 'a-c2', 'a-c3', 'a-c1', 'a-c2', 'a-c3']);
+      // The first run's rows are untouched (docs/adr/0041).
+      expect(after.debtors.slice(0, 3)).toEqual(before.debtors);
 
       const header = ['identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1'];
       const anonymous = csv(header, [['Ana', 'national_id', 'X1', '+34600000001'], ['Bea', 'national_id', 'X2', '+34600000002'], ['Ana', 'national_id', 'X1', '+34600000003']]);
@@ -233,14 +236,20 @@ describe('importer pipeline', () => {
     const pf = await newPortfolio();
     await finished(await enqueue(pf, csv(FULL, [row(1, 'old'), row(2, 'old')]), 'add'));
     const old = await live(pf);
-    // Row 6 (the third chunk) would create a debtor whose external id an uncommitted transaction
-    // holds: the replace's insert waits for it past its lock timeout, after the old set was
-    // soft-deleted and two chunks merged in the replace's transaction.
+    // Row 7 (the third chunk) registers a payment whose file id an uncommitted transaction holds
+    // (payments_import_external_id_key): the replace's insert waits for it past its statement
+    // timeout, after the old set was soft-deleted and two chunks merged in the replace's transaction.
     const blocker = new Client({ connectionString: stack.databaseUrl });
     await blocker.connect();
     await blocker.query('BEGIN');
-    await blocker.query(`INSERT INTO debtors (id, portfolio_id, external_id, identity_first_name) VALUES ($1, $2, 'new-c5', 'Blocker')`, [`dbt_${ulid()}`, pf]);
-    const importId = await enqueue(pf, csv(FULL, [1, 2, 3, 4, 5, 6].map((i) => row(i, 'new'))), 'replace');
+    await blocker.query(
+      `INSERT INTO payments (id, portfolio_id, debtor_id, amount, currency, payment_date, source, import_external_id)
+       VALUES ($1, $2, $3, 1, 'EUR', '2026-01-01', 'import', 'pay-block')`,
+      [`pay_${ulid()}`, pf, old.debtors[0].id],
+    );
+    const header = [...FULL, 'payment_external_id', 'payment_amount', 'payment_date'];
+    const lines = [1, 2, 3, 4, 5, 6].map((i) => [...row(i, 'new'), ...(i === 6 ? ['pay-block', '5', '2026-01-02'] : ['', '', ''])]);
+    const importId = await enqueue(pf, csv(header, lines), 'replace', header);
     await importer.waitForLog((l) => l.msg === 'import run failed; it will resume from its checkpoint' && l.importId === importId, 20_000);
     expect(await state(importId)).toMatchObject({ status: 'processing', phase: 'merging', created: 0, processedRows: 0 });
     expect(await live(pf)).toEqual(old);
@@ -252,6 +261,8 @@ describe('importer pipeline', () => {
     const swapped = await live(pf);
     expect(swapped.debtors.map((d) => d.external_id)).toEqual(['new-c1', 'new-c2', 'new-c3', 'new-c4', 'new-c5', 'new-c6']);
     expect(swapped.debts.map((d) => d.external_id)).toEqual(['new-d1', 'new-d2', 'new-d3', 'new-d4', 'new-d5', 'new-d6']);
+    const payments = await db.query('SELECT debtor_id, amount::float8 AS amount FROM payments WHERE portfolio_id = $1', [pf]);
+    expect(payments.rows).toEqual([{ debtor_id: swapped.debtors[5].id, amount: 5 }]);
     const oldIds = old.debtors.map((d) => d.id);
     const { rows } = await db.query('SELECT count(*)::int AS n FROM debtors WHERE id = ANY($1) AND deleted_at IS NOT NULL', [oldIds]);
     expect(rows[0].n).toBe(oldIds.length);

@@ -1,5 +1,5 @@
 import { BatchDebtorDto, DebtorBatchReason, ErasureTombstones, normalisePhone, parseAmount } from '@dc/contracts';
-import { batchKeys, BatchState, internalFailure, planBatch, prepareItems } from './batch-plan';
+import { batchKeys, BatchState, batchState, ExistingDebt, ExistingDebtor, internalFailure, planBatch, prepareItems } from './batch-plan';
 
 const debtor = (externalId: string, extra: Partial<BatchDebtorDto> = {}): BatchDebtorDto => ({
   externalId, identityFirstName: 'Ana', identityDocumentType: 'id', identityDocumentNumber: 'N', ...extra,
@@ -90,7 +90,7 @@ describe('prepareItems and planBatch', () => {
   it('existing debts: updated under the same debtor, in use under another, currency never changes', () => {
     const state = empty();
     state.debtors.set('a', { id: 'dbt_a', externalId: 'a', complianceOptOut: false });
-    state.debts.set('d', { id: 'debt_d', externalId: 'd', debtorId: 'dbt_a', currency: 'EUR' });
+    state.debts.set('d', [{ id: 'debt_d', externalId: 'd', debtorId: 'dbt_a', currency: 'EUR' }]);
     const p = plan([debtor('a', { debts: [debt('d')] as never })], state);
     expect(p.view.results[0]).toEqual({ index: 0, externalId: 'a', status: 'updated', id: 'dbt_a', debts: [{ externalId: 'd', id: 'debt_d', status: 'updated' }] });
     expect(p.writes.updatedDebts).toHaveLength(1);
@@ -136,5 +136,59 @@ describe('prepareItems and planBatch', () => {
     const view = internalFailure(prepareItems([debtor('a'), debtor('a')]));
     expect(view.results.map((r) => (r.status === 'rejected' ? r.reason.code : r.status))).toEqual([DebtorBatchReason.Internal, DebtorBatchReason.DuplicateInBatch]);
     expect(view.summary).toEqual({ created: 0, received: 2, rejected: 2, updated: 0 });
+  });
+});
+
+describe('duplicate externalIds in the portfolio (docs/adr/0041: mode add loads create them)', () => {
+  // Rows as readState reads them: live, in id order (ids are time-ordered, so the lowest is the oldest).
+  const older: ExistingDebtor = { id: 'dbt_01A', externalId: 'a', complianceOptOut: false };
+  const newer: ExistingDebtor = { id: 'dbt_01B', externalId: 'a', complianceOptOut: true };
+  const debtRow = (id: string, debtorId: string, extra: Partial<ExistingDebt> = {}): ExistingDebt => ({ id, externalId: 'd', debtorId, currency: 'EUR', ...extra });
+  const state = (debts: ExistingDebt[], debtors = [older, newer]) => batchState(debtors, new Set(), debts);
+
+  it('several live debtors with one externalId: the oldest is matched and updated, the others untouched', () => {
+    const p = plan([debtor('a', { identityFirstName: 'Bea', complianceOptOut: true })], state([]));
+    expect(p.view.results).toEqual([{ index: 0, externalId: 'a', status: 'updated', id: older.id, debts: [] }]);
+    expect(p.writes.updatedDebtors.map((w) => w.id)).toEqual([older.id]);
+    expect(p.writes.newDebtors).toEqual([]);
+    // The opt-out follows the matched debtor's stored value, not the newer one's.
+    expect(p.writes.optOuts).toEqual([older.id]);
+  });
+
+  it('a debt duplicated under two debtors: the matched debtor\'s one is updated', () => {
+    for (const debts of [[debtRow('debt_01C', older.id), debtRow('debt_01D', newer.id)], [debtRow('debt_01C', newer.id), debtRow('debt_01D', older.id)]]) {
+      const mine = debts.find((d) => d.debtorId === older.id)!;
+      const p = plan([debtor('a', { debts: [debt('d', { totalAmount: 7 })] as never })], state(debts));
+      expect(p.view.results).toEqual([{ index: 0, externalId: 'a', status: 'updated', id: older.id, debts: [{ externalId: 'd', id: mine.id, status: 'updated' }] }]);
+      expect(p.writes.updatedDebts.map((w) => [w.id, w.debtorId, w.debt.totalAmount])).toEqual([[mine.id, older.id, '7']]);
+      expect(p.writes.newDebts).toEqual([]);
+    }
+  });
+
+  it('the debt only under other debtors: debt_external_id_in_use, nothing of the item written', () => {
+    const debts = [debtRow('debt_01C', newer.id), debtRow('debt_01D', 'dbt_other')];
+    const p = plan([debtor('a', { debts: [debt('new'), debt('d')] as never })], state(debts));
+    expect(p.view.results).toEqual([{
+      index: 0, externalId: 'a', status: 'rejected', id: older.id, debts: [],
+      reason: { code: DebtorBatchReason.DebtExternalIdInUse, message: 'Debt externalId d belongs to another debtor of this portfolio.', path: 'debtors[0].debts[1].externalId' },
+    }]);
+    expect(p.writes).toEqual({ newDebtors: [], updatedDebtors: [], phoneSets: [], emailSets: [], newDebts: [], updatedDebts: [], optOuts: [] });
+    // A new debtor never takes a debt in use either.
+    expect(reasons([debtor('b', { debts: [debt('d')] as never })], state(debts))).toEqual([DebtorBatchReason.DebtExternalIdInUse]);
+  });
+
+  it('the matched debtor with two live debts of one externalId: the lowest id is updated, currency checked against it', () => {
+    const debts = [debtRow('debt_01C', older.id), debtRow('debt_01D', older.id, { currency: 'USD' }), debtRow('debt_01E', newer.id, { currency: 'USD' })];
+    const p = plan([debtor('a', { debts: [debt('d')] as never })], state(debts));
+    expect(p.view.results[0]).toEqual({ index: 0, externalId: 'a', status: 'updated', id: older.id, debts: [{ externalId: 'd', id: 'debt_01C', status: 'updated' }] });
+    expect(p.writes.updatedDebts.map((w) => w.id)).toEqual(['debt_01C']);
+    expect(reasons([debtor('a', { debts: [debt('d', { currency: 'USD' })] as never })], state(debts))).toEqual([DebtorBatchReason.DebtCurrencyMismatch]);
+  });
+
+  it('batchState: the first debtor of each externalId, every debt in the order read', () => {
+    const debts = [debtRow('debt_01C', older.id), debtRow('debt_01D', newer.id), debtRow('debt_01E', older.id, { externalId: 'e' })];
+    const s = state(debts, [older, newer, { id: 'dbt_01F', externalId: 'b', complianceOptOut: false }]);
+    expect([...s.debtors.entries()]).toEqual([['a', older], ['b', { id: 'dbt_01F', externalId: 'b', complianceOptOut: false }]]);
+    expect([...s.debts.entries()]).toEqual([['d', [debts[0], debts[1]]], ['e', [debts[2]]]]);
   });
 });

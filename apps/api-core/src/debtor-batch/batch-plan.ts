@@ -167,13 +167,35 @@ export interface ExistingDebt {
 }
 
 export interface BatchState {
-  /** Live debtors of the portfolio by externalId. */
+  /** The live debtor of the portfolio each externalId matches: the oldest when several share it (batchState). */
   debtors: Map<string, ExistingDebtor>;
   /** The batch's debtor externalIds that a tombstone of the portfolio refuses (ErasureTombstones.isErased). */
   erasedExternalIds: Set<string>;
-  /** Live debts of the portfolio by externalId. */
-  debts: Map<string, ExistingDebt>;
+  /** Every live debt of the portfolio with each externalId, in id order. */
+  debts: Map<string, ExistingDebt[]>;
 }
+
+/**
+ * The state from the live rows read, each list in id order (ids are time-ordered ULIDs). A CSV load
+ * in mode add always creates, so several live debtors may share an externalId, and several live
+ * debts too (docs/adr/0041): an item matches the oldest debtor, the first of its externalId, and
+ * the others are untouched; every debt of an externalId is kept, so that the matched debtor's is
+ * updated and one of another debtor refuses the item (debtOf, decide).
+ */
+export function batchState(debtors: ExistingDebtor[], erasedExternalIds: Set<string>, debts: ExistingDebt[]): BatchState {
+  const state: BatchState = { debtors: new Map(), erasedExternalIds, debts: new Map() };
+  for (const d of debtors) if (!state.debtors.has(d.externalId)) state.debtors.set(d.externalId, d);
+  for (const d of debts) {
+    const same = state.debts.get(d.externalId);
+    if (same) same.push(d);
+    else state.debts.set(d.externalId, [d]);
+  }
+  return state;
+}
+
+/** The live debt an item's debt updates: its matched debtor's with that externalId, the lowest id if several. */
+const debtOf = (state: BatchState, debtorId: string | undefined, externalId: string): ExistingDebt | undefined =>
+  debtorId === undefined ? undefined : state.debts.get(externalId)?.find((d) => d.debtorId === debtorId);
 
 export interface DebtorWrite {
   id: string;
@@ -222,7 +244,7 @@ export function planBatch(items: PreparedItem[], state: BatchState, newId: (pref
     if (item.emails) writes.emailSets.push({ debtorId, emails: item.emails });
     if (item.dto.complianceOptOut === true && !existing?.complianceOptOut) writes.optOuts.push(debtorId);
     const debts = item.debts.map((debt) => {
-      const stored = state.debts.get(debt.externalId);
+      const stored = debtOf(state, existing?.id, debt.externalId);
       if (stored) {
         writes.updatedDebts.push({ id: stored.id, debtorId, debt });
         return { externalId: debt.externalId, id: stored.id, status: 'updated' as const };
@@ -248,14 +270,13 @@ function decide(item: PreparedItem, existing: ExistingDebtor | undefined, state:
   }
   for (const [i, debt] of item.debts.entries()) {
     const path = `${base}.debts[${i}]`;
-    const stored = state.debts.get(debt.externalId);
+    const stored = debtOf(state, existing?.id, debt.externalId);
     if (stored) {
-      if (!existing || stored.debtorId !== existing.id) {
-        return reject(DebtorBatchReason.DebtExternalIdInUse, `Debt externalId ${debt.externalId} belongs to another debtor of this portfolio.`, `${path}.externalId`);
-      }
       if (stored.currency !== debt.currency) {
         return reject(DebtorBatchReason.DebtCurrencyMismatch, `Debt ${debt.externalId} is in ${stored.currency}; the currency of a debt never changes.`, `${path}.currency`);
       }
+    } else if (state.debts.has(debt.externalId)) {
+      return reject(DebtorBatchReason.DebtExternalIdInUse, `Debt externalId ${debt.externalId} belongs to another debtor of this portfolio.`, `${path}.externalId`);
     } else {
       const other = claimed.get(debt.externalId);
       if (other !== undefined) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErasureTombstones, type IdPrefix } from '@dc/contracts';
 import { Database, newId, Prisma, type SqlTransaction } from '@dc/database';
-import type { BatchState, BatchWrites, ExistingDebt, ExistingDebtor } from './batch-plan';
+import { batchState, type BatchState, type BatchWrites, type ExistingDebt, type ExistingDebtor } from './batch-plan';
 
 const sql = Prisma.sql;
 
@@ -88,6 +88,7 @@ export class DebtorBatchRepository {
           SELECT id, external_id AS "externalId", compliance_opt_out AS "complianceOptOut"
           FROM debtors
           WHERE portfolio_id = ${portfolioId} AND external_id = ANY(${keys.debtorExternalIds}::text[]) AND deleted_at IS NULL
+          ORDER BY id
           FOR UPDATE`)
         : [],
       keys.erasureHashes.length
@@ -99,15 +100,13 @@ export class DebtorBatchRepository {
         ? await tx.query<ExistingDebt>(sql`
           SELECT id, external_id AS "externalId", debtor_id AS "debtorId", currency
           FROM debts
-          WHERE portfolio_id = ${portfolioId} AND external_id = ANY(${keys.debtExternalIds}::text[]) AND deleted_at IS NULL`)
+          WHERE portfolio_id = ${portfolioId} AND external_id = ANY(${keys.debtExternalIds}::text[]) AND deleted_at IS NULL
+          ORDER BY id`)
         : [],
     ];
     const found = new Set(erased.map((e) => e.hash));
-    return {
-      debtors: new Map(debtors.map((d) => [d.externalId, d])),
-      erasedExternalIds: new Set(keys.debtorExternalIds.filter((id) => this.tombstones.isErased(id, found))),
-      debts: new Map(debts.map((d) => [d.externalId, d])),
-    };
+    // In id order: with duplicate externalIds (docs/adr/0041) the oldest debtor is matched.
+    return batchState(debtors, new Set(keys.debtorExternalIds.filter((id) => this.tombstones.isErased(id, found))), debts);
   }
 
   async write(tx: BatchTx, portfolioId: string, w: BatchWrites): Promise<void> {

@@ -22,8 +22,11 @@ export class DebtorBatchController {
       description:
         'The whole schema is checked first (400 validation_error with issues, nothing processed). Then each item is processed on its own: ' +
         'results has one entry per item, in order; a rejected item carries reason {code, message, path} and leaves nothing behind. ' +
-        'Debtors are matched by externalId within the portfolio, debts by (portfolio, externalId). Body over 5 MB or more than 500 ' +
-        'items: 413 payload_too_large (use the portfolio load flow).',
+        'Debtors are matched by externalId within the portfolio, debts by (portfolio, externalId). When several live debtors share ' +
+        'the externalId (a portfolio load in mode add creates them), the one created first is updated and the others are untouched; ' +
+        'a debt is updated when the matched debtor has it (the one created first, if several), and when it is live only under other ' +
+        'debtors the item is rejected with debt_external_id_in_use. Body over 5 MB or more than 500 items: 413 payload_too_large ' +
+        '(use the portfolio load flow).',
       returns: 'DebtorBatchView',
       errors: ['not_found', 'payload_too_large'],
     },

@@ -40,7 +40,7 @@ const PAYMENTS =
   '**Payments in a load**: one payment per row with `payment_external_id` (the file\'s id of the payment, 1 to 128 characters), ' +
   '`payment_amount` (above 0), `payment_date`, and optionally `payment_currency` (ISO 4217; omitted: the row\'s debt\'s currency, ' +
   'else the single currency of the debtor\'s live debts, else the portfolio\'s main currency, as POST /v1/payments derives it), ' +
-  `\`payment_method\` (${PAYMENT_METHODS.join(', ')}; default transfer) and \`payment_reference\`. It is registered against the row\'s ` +
+  `\`payment_method\` (${PAYMENT_METHODS.join(', ')}; default transfer) and \`payment_reference\`. It is registered against the row's ` +
   'debt (or its debtor, for a row without a debt), listed by GET /v1/payments with `externalId` null, and emits no ' +
   '`payment.registered`; it does not change the debt\'s amounts (the row\'s `debt_paid_amount` is the debt\'s snapshot). A row whose ' +
   '`payment_external_id` is already registered in the portfolio registers nothing again (counted in `paymentsSkipped`), whatever ' +
