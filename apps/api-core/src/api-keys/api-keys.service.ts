@@ -75,7 +75,7 @@ export class ApiKeysService {
       ...(input.portfolioIds ? { portfolioIds: await this.selection.ofOrganization(existing.organizationId, input.portfolioIds) } : {}),
       ...(input.expiresAt ? { expiresAt: this.expiry(existing.stage, input.expiresAt, existing.createdAt) } : {}),
     });
-    this.invalidator.organizationChanged(row.organizationId);
+    await this.invalidator.organizationChanged(row.organizationId);
     return toView(row);
   }
 
@@ -83,7 +83,7 @@ export class ApiKeysService {
     const existing = await this.keys.findById(id);
     if (!existing) throw AppError.notFound('API key');
     const row = existing.revokedAt ? existing : await this.keys.update(id, { revokedAt: new Date() });
-    this.invalidator.organizationChanged(row.organizationId);
+    await this.invalidator.organizationChanged(row.organizationId);
     return toView(row);
   }
 

@@ -22,7 +22,7 @@ export class OrganizationsService {
   async update(id: string, body: UpdateOrganizationDto): Promise<OrganizationView> {
     if (!(await this.organizations.findById(id))) throw AppError.notFound('organization');
     const row = await this.organizations.update(id, body);
-    this.invalidator.organizationChanged(row.id);
+    await this.invalidator.organizationChanged(row.id);
     return toView(row);
   }
 }

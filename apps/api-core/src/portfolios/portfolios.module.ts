@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { PortfolioSelection } from './portfolio-selection';
 import { PortfoliosHandlers } from './portfolios.handlers';
@@ -7,7 +8,7 @@ import { PortfoliosService } from './portfolios.service';
 
 /** Exports its repository and the portfolio-selection rule (API keys' restriction, webhooks' filter). */
 @Module({
-  imports: [OrganizationsModule],
+  imports: [AuthModule, OrganizationsModule],
   controllers: [PortfoliosHandlers],
   providers: [PortfoliosService, PortfoliosRepository, PortfolioSelection],
   exports: [PortfoliosRepository, PortfolioSelection],

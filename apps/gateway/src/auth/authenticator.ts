@@ -61,13 +61,14 @@ export class Authenticator {
   }
 
   private async lookUp(keyHash: string, request: FastifyRequest): Promise<VerifiedKey | null> {
+    const since = this.cache.generation;
     try {
       const { body } = await this.core.send(AuthRpc.verifyKey, request, { keyHash });
-      this.cache.set(keyHash, body);
+      this.cache.set(keyHash, body, since);
       return body;
     } catch (err) {
       if (err instanceof AppError && err.code === ErrorCode.Unauthorized) {
-        this.cache.set(keyHash, null);
+        this.cache.set(keyHash, null, since);
         return null;
       }
       throw err;

@@ -41,6 +41,18 @@ describe('KeyCache', () => {
     expect(cache.get('b')?.organizationId).toBe('org_b');
   });
 
+  it('an answer looked up before an invalidation is not cached after it (a lookup in flight during an operator change)', () => {
+    const cache = new KeyCache(1_000);
+    const since = cache.generation;
+    cache.dropOrganization('org_a'); // the broadcast arrives while the lookup is in flight
+    cache.set('a', key('org_a'), since);
+    cache.set('u', null, since);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('u')).toBeUndefined();
+    cache.set('a', key('org_a'), cache.generation);
+    expect(cache.get('a')?.organizationId).toBe('org_a');
+  });
+
   it('evicts the least recently used verified key when full', () => {
     const cache = new KeyCache(1_000, { verified: 2, unknown: 2 });
     cache.set('a', key('org_a'));

@@ -58,6 +58,12 @@ export interface KeyCacheLimits {
 export class KeyCache {
   private readonly verified: LruTtlMap<VerifiedKey>;
   private readonly unknown: LruTtlMap<true>;
+  /**
+   * Counts invalidations. A lookup notes it before asking api-core and stores its answer only if no
+   * invalidation arrived meanwhile: an answer read before an operator change is never cached after
+   * the broadcast that announced it.
+   */
+  private invalidations = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -73,8 +79,14 @@ export class KeyCache {
     return this.verified.get(keyHash) ?? (this.unknown.get(keyHash) ? null : undefined);
   }
 
-  set(keyHash: string, value: VerifiedKey | null): void {
-    if (this.ttlMs <= 0) return;
+  /** The value to pass to `set` as `since`, taken before the lookup starts. */
+  get generation(): number {
+    return this.invalidations;
+  }
+
+  /** Caches a lookup's answer, unless an invalidation arrived since `since` (then the next request looks up again). */
+  set(keyHash: string, value: VerifiedKey | null, since = this.invalidations): void {
+    if (this.ttlMs <= 0 || since !== this.invalidations) return;
     if (value) {
       this.unknown.delete(keyHash);
       this.verified.set(keyHash, value, this.ttlMs);
@@ -85,6 +97,7 @@ export class KeyCache {
   }
 
   dropOrganization(organizationId: string): void {
+    this.invalidations += 1;
     for (const [hash, value] of this.verified) {
       if (value.organizationId === organizationId) this.verified.delete(hash);
     }

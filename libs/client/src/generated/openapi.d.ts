@@ -234,7 +234,7 @@ export interface paths {
         };
         /**
          * Identity of the API key
-         * @description Served from the 60-second key cache: a change of the key, its organization or its portfolios can take up to 60 seconds to show.
+         * @description Served from the 60-second key cache, which a change of the key, its organization or its portfolios (one activated, deactivated or created) clears at once: `portfolioCount` agrees with `GET /v1/portfolios`. Should the clearing fail, the change shows within 60 seconds.
          *
          *     Requires scope `read`.
          *

@@ -12,7 +12,8 @@ export interface VerifiedKey {
   expiresAt: string | null;
   /**
    * The key's GET /v1/me body as of this verification: the gateway answers /me from its key cache,
-   * without a round trip (so it may lag by the cache's 60 s, spec Authentication 7; docs/adr/0024).
+   * without a round trip. Operator changes of the key, its organization or a portfolio's status
+   * clear the entry (auth.invalidate); otherwise it lags by at most the cache's 60 s (docs/adr/0024).
    */
   identity: MeView;
 }

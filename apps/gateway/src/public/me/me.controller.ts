@@ -8,7 +8,8 @@ import { PublicRoute } from '../../routes/public-route.decorator';
 export class MeController {
   /**
    * Answered from the key cache, without a round trip to api-core: the identity came with the key's
-   * verification and may lag by the cache's 60 s like scopes and reach (spec Authentication 7).
+   * verification. Operator changes of the key, its organization or a portfolio's status clear the
+   * entry on every gateway (auth.invalidate); a lost message leaves it at most the cache's 60 s.
    */
   @PublicRoute({
     method: 'GET',
@@ -16,7 +17,8 @@ export class MeController {
     rpc: { status: 200 },
     doc: {
       summary: 'Identity of the API key',
-      description: 'Served from the 60-second key cache: a change of the key, its organization or its portfolios can take up to 60 seconds to show.',
+      description:
+        'Served from the 60-second key cache, which a change of the key, its organization or its portfolios (one activated, deactivated or created) clears at once: `portfolioCount` agrees with `GET /v1/portfolios`. Should the clearing fail, the change shows within 60 seconds.',
       returns: 'MeView',
     },
   })
