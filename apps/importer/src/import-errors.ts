@@ -31,6 +31,24 @@ export class NothingToReplaceError extends ImportFileError {
   }
 }
 
+/** An operator cancelled the import (its row is already failed, reason `cancelled`): the run stops, its current chunk rolled back. */
+export class ImportCancelled extends Error {
+  constructor() {
+    super('the import was cancelled');
+    this.name = 'ImportCancelled';
+  }
+}
+
+/**
+ * Postgres refused a value (class 22, data exception: a character or number it cannot store) or a
+ * row (class 23, integrity constraint): what the file holds cannot be loaded as it is, and running
+ * it again would meet the same refusal.
+ */
+export function isDataError(err: unknown): err is Error & { code: string } {
+  const code = (err as { code?: unknown })?.code;
+  return err instanceof Error && typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+}
+
 export function isFileError(err: unknown): err is ImportFileError | CsvFileError {
   return err instanceof ImportFileError || err instanceof CsvFileError;
 }

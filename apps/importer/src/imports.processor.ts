@@ -7,7 +7,7 @@ import { DelayedError, Job } from 'bullmq';
 import { ImportInterrupted } from './import-errors';
 import { CONFIG, LOGGER } from './importer.tokens';
 import { ImporterMetrics, ImportRunOutcome } from './metrics/importer-metrics';
-import { ImportBusy, RunImportUseCase } from './run-import.usecase';
+import { ImportAttemptFailed, ImportBusy, RunImportUseCase } from './run-import.usecase';
 
 /**
  * BullMQ worker settings (docs/adr/0022), those of the webhook dispatcher (ADR 0020): a killed
@@ -24,8 +24,12 @@ export const IMPORT_WORKER_SETTINGS = {
   maxStalledCount: 1_000_000,
 } as const;
 
-/** A run that could not finish (Postgres, Redis or the storage unreachable) is tried again after this long. */
+/**
+ * A run that could not finish (Postgres, Redis or the storage unreachable) is tried again after this
+ * long, × 4 for each attempt it already used: 5 s, 20 s, 80 s, 320 s… (IMPORT_MAX_ATTEMPTS bounds them).
+ */
 const RETRY_MS = 5_000;
+const MAX_RETRY_MS = 600_000;
 /** An import another process is working on is looked at again after this long. */
 const BUSY_MS = 10_000;
 
@@ -84,8 +88,10 @@ export class ImportsProcessor extends WorkerHost {
           outcome = 'busy';
           return this.postpone(job, token, BUSY_MS);
         }
-        this.logger.warn({ importId, err: (err as Error).message, retryInMs: RETRY_MS }, 'import run failed; it will resume from its checkpoint');
-        return this.postpone(job, token, RETRY_MS);
+        const attempts = err instanceof ImportAttemptFailed ? err.attempts : 1;
+        const retryInMs = Math.min(MAX_RETRY_MS, RETRY_MS * 4 ** (attempts - 1));
+        this.logger.warn({ importId, err: (err as Error).message, attempts, retryInMs }, 'import run failed; it will resume from its checkpoint');
+        return this.postpone(job, token, retryInMs);
       } finally {
         this.metrics.jobRun(outcome, (performance.now() - started) / 1000);
       }

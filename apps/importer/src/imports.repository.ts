@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ColumnMappingDto, ImportMode } from '@dc/contracts';
 import { ImportLimits } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
+import type { StoredFile } from '@dc/storage';
+import { ImportCancelled } from './import-errors';
 import { inTransaction, rows, Session } from './sql-session';
 
 export type ImportPhase = 'reading' | 'merging' | 'finishing' | 'done';
@@ -22,6 +24,11 @@ export interface ImportRecord {
   delimiter: string | null;
   /** created + updated so far. */
   written: number;
+  /** The file as enqueue checked it (null for imports enqueued before that was recorded). */
+  file: StoredFile | null;
+  /** Runs that started and did not end the import, this one included once it is marked processing. */
+  attempts: number;
+  lastError: string | null;
 }
 
 
@@ -38,7 +45,8 @@ export class ImportsRepository {
       session,
       `SELECT id, portfolio_id AS "portfolioId", storage_key AS "storageKey", column_mapping AS "columnMapping",
          conflict_resolution AS mode, status, phase, checkpoint_row AS "checkpointRow", merged_row AS "mergedRow", delimiter,
-         created + updated AS written
+         created + updated AS written, attempts, last_error AS "lastError",
+         CASE WHEN file_version IS NOT NULL THEN json_build_object('sizeBytes', file_size, 'version', file_version) END AS file
        FROM imports WHERE id = $1`,
       [id],
     );
@@ -58,12 +66,28 @@ export class ImportsRepository {
     await session.query(`SELECT pg_advisory_unlock(hashtextextended('import:' || $1, 0))`, [id]);
   }
 
-  /** queued → processing; started_at is set by the first run only. */
+  /**
+   * queued → processing, one more attempt counted (a run that ends the import, or stops cleanly,
+   * gives it back: `endAttempt`); started_at is set by the first run only.
+   */
   async markProcessing(session: Session, id: string): Promise<void> {
     await session.query(
-      `UPDATE imports SET status = 'processing', started_at = COALESCE(started_at, now()), updated_at = now()
+      `UPDATE imports SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
        WHERE id = $1 AND status IN ('queued', 'processing')`,
       [id],
+    );
+  }
+
+  /**
+   * How a run that did not end the import ended: cleanly (the importer stopping) gives its attempt
+   * back; an error keeps it and is remembered as the reason should the attempts run out.
+   */
+  async endAttempt(session: Session, id: string, error: string | null): Promise<void> {
+    await session.query(
+      error === null
+        ? `UPDATE imports SET attempts = greatest(attempts - 1, 0) WHERE id = $1`
+        : `UPDATE imports SET last_error = $2 WHERE id = $1`,
+      error === null ? [id] : [id, error.slice(0, 1000)],
     );
   }
 
@@ -107,7 +131,9 @@ export class ImportsRepository {
         );
         reconciled = result.rowCount ?? 0;
       }
-      await session.query(`UPDATE imports SET phase = 'finishing', updated_at = now() WHERE id = $1`, [imp.id]);
+      const result = await session.query(`UPDATE imports SET phase = 'finishing', updated_at = now() WHERE id = $1 AND status = 'processing'`, [imp.id]);
+      // Cancelled by an operator meanwhile: reconcile's paid debts roll back with it.
+      if (result.rowCount === 0) throw new ImportCancelled();
       return reconciled;
     });
   }

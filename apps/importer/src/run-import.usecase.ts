@@ -3,7 +3,7 @@ import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
-import { ImportFileError, ImportInterrupted, isFileError, NothingToReplaceError } from './import-errors';
+import { ImportCancelled, ImportFileError, ImportInterrupted, isDataError, isFileError, NothingToReplaceError } from './import-errors';
 import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
 import { ImportRecord, ImportsRepository } from './imports.repository';
 import { ImportMerger } from './merging/import-merger';
@@ -13,6 +13,17 @@ import type { Session } from './sql-session';
 
 /** How many staged chunks the reader may keep ahead of the merger (ReadMergeProgress). */
 const READ_LOOKAHEAD_CHUNKS = 2;
+
+/** A run that did not end its import, for an infrastructure reason: tried again later, `attempts` so far. */
+export class ImportAttemptFailed extends Error {
+  constructor(
+    override readonly cause: Error,
+    readonly attempts: number,
+  ) {
+    super(cause.message);
+    this.name = 'ImportAttemptFailed';
+  }
+}
 
 /** Another process holds the import's lock (it is running there): the job is postponed. */
 export class ImportBusy extends Error {
@@ -26,8 +37,10 @@ export class ImportBusy extends Error {
  * One run of one import (docs/adr/0022), from wherever its phase and checkpoints say:
  * reading (merging alongside, except in replace) → merging → finishing → done. The run holds the
  * import's session-level advisory lock, so one import is never processed twice at the same time.
- * A file that cannot be processed ends the import `failed`; any other error is thrown, and the job
- * runs again later from the checkpoints.
+ * A file that cannot be processed (including a value Postgres refuses) ends the import `failed`; any
+ * other error is thrown, and the job runs again later from the checkpoints — at most
+ * IMPORT_MAX_ATTEMPTS runs that did not end it (crashes included; a clean stop does not count),
+ * after which it ends `failed` with the last error (docs/adr/0043).
  */
 @Injectable()
 export class RunImportUseCase {
@@ -48,14 +61,27 @@ export class RunImportUseCase {
       if (!(await this.imports.tryLock(control, importId))) throw new ImportBusy();
       const imp = await this.imports.load(control, importId);
       if (!imp || imp.status === 'completed' || imp.status === 'failed') return 'skipped';
+      if (imp.attempts >= this.config.imports.maxAttempts) {
+        await this.fail(control, imp, new ImportFileError(attemptsExhausted(imp.attempts, imp.lastError)));
+        return 'failed';
+      }
       await this.imports.markProcessing(control, importId);
       try {
         await this.run(control, await this.imports.alignStaging(control, imp), signal);
         return 'completed';
       } catch (err) {
-        if (!isFileError(err)) throw err;
-        await this.fail(control, imp, err);
-        return 'failed';
+        if (err instanceof ImportCancelled) {
+          await this.cancelled(control, imp);
+          return 'failed';
+        }
+        if (isFileError(err) || isDataError(err)) {
+          await this.fail(control, imp, isDataError(err) ? new ImportFileError(`a value of the file cannot be stored: ${err.message}`) : err);
+          return 'failed';
+        }
+        const clean = err instanceof ImportInterrupted;
+        await this.imports.endAttempt(control, importId, clean ? null : (err as Error).message).catch(() => undefined);
+        if (clean) throw err;
+        throw new ImportAttemptFailed(err as Error, imp.attempts + 1);
       }
     } finally {
       // Ending the session releases the import's lock.
@@ -99,7 +125,7 @@ export class RunImportUseCase {
     const copy = reading ? await this.openSession() : undefined;
     try {
       const guard = (task: Promise<void>) => task.catch((err: unknown) => (progress.halt(), Promise.reject(err)));
-      const read = copy ? guard(this.reader.read(copy, imp, { chunkRows, progress })) : Promise.resolve();
+      const read = copy ? guard(this.reader.read(copy, imp, { chunkRows, maxRows: this.config.imports.maxRows, progress })) : Promise.resolve();
       if (imp.mode === 'replace') {
         await read;
         await this.merger.replaceAll(control, imp, progress.staged, progress);
@@ -114,6 +140,13 @@ export class RunImportUseCase {
       signal.removeEventListener('abort', stop);
       await copy?.end().catch(() => undefined);
     }
+  }
+
+  /** Cancelled by an operator: its row already says so; its staging rows and file go as for any end. */
+  private async cancelled(control: Session, imp: ImportRecord): Promise<void> {
+    await this.imports.deleteStaging(control, imp.id);
+    this.logger.info({ importId: imp.id }, 'import cancelled');
+    await this.releaseFile(control, imp);
   }
 
   private async fail(control: Session, imp: ImportRecord, err: ImportFileError | Error): Promise<void> {
@@ -153,4 +186,10 @@ export class RunImportUseCase {
     }
     return session;
   }
+}
+
+/** failureReason of an import whose runs ran out. */
+function attemptsExhausted(attempts: number, lastError: string | null): string {
+  const last = lastError ?? 'the importer stopped while processing it (a crash, or out of memory)';
+  return `stopped after ${attempts} attempts that did not finish it (IMPORT_MAX_ATTEMPTS); the last: ${last}`;
 }

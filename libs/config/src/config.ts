@@ -181,6 +181,10 @@ export interface ImportConfig {
   statementTimeoutMs: number;
   /** After an import that wrote at least this many rows, the planner's statistics are refreshed. */
   analyzeAfterRows: number;
+  /** Data rows a file may have; past it the import ends failed (the rows before it are loaded). */
+  maxRows: number;
+  /** Runs that may start and not end an import (crashes included) before it ends failed. */
+  maxAttempts: number;
 }
 
 /** Tombstones of erased data subjects (docs/adr/0025). */
@@ -385,6 +389,8 @@ export function loadConfig(
       concurrency: r.int('IMPORT_CONCURRENCY', 1, 1, 64),
       statementTimeoutMs: r.int('IMPORT_STATEMENT_TIMEOUT_MS', 600_000, 1_000, 3_600_000),
       analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
+      maxRows: r.int('IMPORT_MAX_ROWS', 10_000_000, 1, 100_000_000),
+      maxAttempts: r.int('IMPORT_MAX_ATTEMPTS', 5, 1, 100),
     },
     erasure: erasureConfig(r, nodeEnv, serviceName),
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },

@@ -1,3 +1,4 @@
+import { ImportLimits } from '@dc/contracts';
 import { parse, Options } from 'csv-parse';
 import type { Readable } from 'node:stream';
 
@@ -35,7 +36,9 @@ export function detectDelimiter(headerLine: string): string {
  * from the header's is still emitted (relax_column_count): the importer refuses that row alone
  * rather than the whole file. Records are plain arrays: a record's number is its position among
  * the emitted records (blank lines are not records; the header is record 1), which the reader
- * counts itself — `info` would cost an object per record.
+ * counts itself — `info` would cost an object per record. A record longer than
+ * ImportLimits.maxRecordBytes stops the parser (an unclosed quote would otherwise hold the rest of
+ * the file in memory).
  */
 export function csvOptions(delimiter: string): Options {
   return {
@@ -44,6 +47,7 @@ export function csvOptions(delimiter: string): Options {
     encoding: 'utf8',
     skip_empty_lines: true,
     relax_column_count: true,
+    max_record_size: ImportLimits.maxRecordBytes,
   };
 }
 
@@ -73,8 +77,11 @@ export async function readHeader(stream: Readable): Promise<{ columns: string[];
   if (!line.trim()) throw new CsvFileError('the file is empty: its first line must be the header (the column names)');
   const delimiter = detectDelimiter(line);
   const columns = await parseLine(line, delimiter);
+  if (columns.length > ImportLimits.maxColumns) throw new CsvFileError(`the header has ${columns.length} columns, more than the limit of ${ImportLimits.maxColumns}`);
   const empty = columns.findIndex((c) => c.trim() === '');
   if (empty >= 0) throw new CsvFileError(`column ${empty + 1} of the header has no name`);
+  const nul = columns.findIndex((c) => c.includes('\u0000'));
+  if (nul >= 0) throw new CsvFileError(`column ${nul + 1} of the header contains a NUL character (U+0000), which cannot be stored`);
   const duplicate = columns.find((c, i) => columns.indexOf(c) !== i);
   if (duplicate !== undefined) throw new CsvFileError(`the header names the column "${duplicate}" twice`);
   return { columns, delimiter };

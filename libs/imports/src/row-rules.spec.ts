@@ -180,6 +180,13 @@ describe('RowRules', () => {
       ]);
     });
 
+    it('a cell holding NUL (U+0000), which Postgres cannot store, is refused', () => {
+      expect(issues({ identity_first_name: 'A\u0000na', debt_external_id: 'D\u00001', debt_total_amount: '1', debt_currency: 'EUR' })).toEqual([
+        { field: 'identity_first_name', message: RowMessages.nul },
+        { field: 'debt_external_id', message: RowMessages.nul },
+      ]);
+    });
+
     it('every broken rule of a row is reported', () => {
       expect(issues({ identity_first_name: ' ', address_country: 'es', email_1: 'nope', debt_total_amount: '0' })).toEqual([
         { field: 'identity_first_name', message: 'is required' },

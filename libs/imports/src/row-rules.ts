@@ -104,11 +104,15 @@ const MAX_PAYMENT_SCALED = BigInt(Math.round(MAX_AMOUNT * 10_000));
 /** POST /v1/payments' limits on the payment's texts. */
 const PAYMENT_LIMITS = { externalId: 128, reference: 255 } as const;
 
+/** U+FFFD (what the UTF-8 decoder leaves for bytes that are not UTF-8) and U+0000, which Postgres text cannot hold. */
+const UNSTORABLE = /[\uFFFD\u0000]/;
+
 const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 
 export const RowMessages = {
   fieldCount: (got: number, expected: number) => `the record has ${got} fields; the header has ${expected}`,
   notUtf8: 'is not valid UTF-8 text',
+  nul: 'contains a NUL character (U+0000), which cannot be stored',
   required: 'is required',
   requiredForDebt: 'is required when the row has a debt (a debt_* cell is filled)',
   requiredForPayment: 'is required when the row has a payment (a payment_* cell is filled)',
@@ -140,7 +144,7 @@ const ord = (field: ImportField): number => FIELD_ORDINAL.get(field) ?? -1;
 /**
  * Validates records against the mapping: `check(record)` returns the canonical row or every
  * broken rule. Cells are trimmed; an empty cell is absent. A cell holding U+FFFD (what the UTF-8
- * decoder leaves for bytes that are not UTF-8) is refused. One instance checks one record at a
+ * decoder leaves for bytes that are not UTF-8) or U+0000 (which Postgres cannot store) is refused. One instance checks one record at a
  * time (it reuses its buffers: the importer runs a million records through it).
  */
 export class RowRules {
@@ -172,9 +176,9 @@ export class RowRules {
     for (const [field, index] of this.mapped) {
       const value = record[index].trim();
       if (value === '') continue;
-      if (value.includes('\uFFFD')) {
+      if (UNSTORABLE.test(value)) {
         this.unreadable[field] = true;
-        this.issue(IMPORT_FIELDS[field], RowMessages.notUtf8);
+        this.issue(IMPORT_FIELDS[field], value.includes('\uFFFD') ? RowMessages.notUtf8 : RowMessages.nul);
       } else this.cells[field] = value;
     }
 

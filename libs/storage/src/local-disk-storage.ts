@@ -1,12 +1,12 @@
 import type { AppConfig } from '@dc/config';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type BigIntStats } from 'node:fs';
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStorage, StoredFile, UploadTarget, UploadTargetOptions } from './object-storage';
-import { FileTooLargeError, InvalidStorageKeyError, StoredFileNotFoundError } from './storage-errors';
+import { FileTooLargeError, InvalidStorageKeyError, StoredFileChangedError, StoredFileNotFoundError } from './storage-errors';
 import { assertStorageKey } from './storage-key';
 import { localUploadUrl } from './upload-signature';
 
@@ -67,19 +67,27 @@ export class LocalDiskStorage implements ObjectStorage {
 
   async stat(key: string): Promise<StoredFile | null> {
     try {
-      const info = await stat(this.pathOf(key));
-      return info.isFile() ? { sizeBytes: info.size } : null;
+      const info = await stat(this.pathOf(key), { bigint: true });
+      return info.isFile() ? storedFile(info) : null;
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
   }
 
-  async openRead(key: string): Promise<Readable> {
+  async openRead(key: string, expected?: StoredFile): Promise<Readable> {
     // Opened before the stream exists, so a missing file rejects here rather than as a stream error.
     const handle = await open(this.pathOf(key), 'r').catch((err: unknown) => {
       throw isNotFound(err) ? new StoredFileNotFoundError(key) : err;
     });
+    if (expected) {
+      // The open handle keeps reading this inode even if an upload renames a new file over it.
+      const found = storedFile(await handle.stat({ bigint: true }));
+      if (found.version !== expected.version || found.sizeBytes !== expected.sizeBytes) {
+        await handle.close();
+        throw new StoredFileChangedError(key);
+      }
+    }
     return handle.createReadStream();
   }
 
@@ -103,7 +111,7 @@ export class LocalDiskStorage implements ObjectStorage {
    * `source` is not destroyed when this fails for its own reasons (too large, disk error), so an
    * HTTP request can still be answered; a failing source (a client that went away) rejects.
    */
-  async write(key: string, source: Readable, maxBytes: number): Promise<StoredFile> {
+  async write(key: string, source: Readable, maxBytes: number): Promise<Pick<StoredFile, 'sizeBytes'>> {
     const file = this.pathOf(key);
     await mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(8).toString('hex')}.tmp`);
@@ -124,6 +132,11 @@ export class LocalDiskStorage implements ObjectStorage {
     }
     return { sizeBytes: bytes };
   }
+}
+
+/** A write renames a new file over the key: a new inode and modification time, whatever its size. */
+function storedFile(info: BigIntStats): StoredFile {
+  return { sizeBytes: Number(info.size), version: `${info.ino}:${info.mtimeNs}:${info.size}` };
 }
 
 function isNotFound(err: unknown): boolean {

@@ -17,6 +17,11 @@ export interface UploadTargetOptions {
 
 export interface StoredFile {
   sizeBytes: number;
+  /**
+   * Which bytes are stored: S3's ETag, or the local file's inode, modification time and size. Any
+   * upload under the key changes it, so a reader can insist on the bytes it checked earlier.
+   */
+  version: string;
 }
 
 /**
@@ -31,8 +36,11 @@ export interface ObjectStorage {
   uploadTarget(key: string, options: UploadTargetOptions): Promise<UploadTarget>;
   /** The stored file's size, or null when nothing was uploaded under `key`. */
   stat(key: string): Promise<StoredFile | null>;
-  /** Streams the file (never read whole into memory); rejects when it does not exist. */
-  openRead(key: string): Promise<Readable>;
+  /**
+   * Streams the file (never read whole into memory); rejects when it does not exist, and with
+   * StoredFileChangedError when `expected` is given and the stored bytes are no longer those.
+   */
+  openRead(key: string, expected?: StoredFile): Promise<Readable>;
   /** Removes the file; no error when it does not exist. */
   delete(key: string): Promise<void>;
   /** Readiness: the directory is writable / the bucket is reachable. */

@@ -11,7 +11,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { StorageConfig } from '@dc/config';
 import type { Readable } from 'node:stream';
 import type { ObjectStorage, StoredFile, UploadTarget, UploadTargetOptions } from './object-storage';
-import { StoredFileNotFoundError } from './storage-errors';
+import { StoredFileChangedError, StoredFileNotFoundError } from './storage-errors';
 import { assertStorageKey } from './storage-key';
 
 /**
@@ -60,21 +60,28 @@ export class S3Storage implements ObjectStorage {
     assertStorageKey(key);
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-      return { sizeBytes: head.ContentLength ?? 0 };
+      return { sizeBytes: head.ContentLength ?? 0, version: head.ETag ?? '' };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
   }
 
-  async openRead(key: string): Promise<Readable> {
+  async openRead(key: string, expected?: StoredFile): Promise<Readable> {
     assertStorageKey(key);
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      // If-Match: the server answers 412 rather than another object's bytes (a PUT to a still-valid URL).
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfMatch: expected?.version || undefined }));
+      const body = object.Body as Readable;
+      if (expected && object.ContentLength !== expected.sizeBytes) {
+        body.destroy();
+        throw new StoredFileChangedError(key);
+      }
       // In Node the body is the HTTP response stream (an IncomingMessage), read as it arrives.
-      return object.Body as Readable;
+      return body;
     } catch (err) {
       if (isNotFound(err)) throw new StoredFileNotFoundError(key);
+      if (isPreconditionFailed(err)) throw new StoredFileChangedError(key);
       throw err;
     }
   }
@@ -108,6 +115,11 @@ function clientConfig(options: S3StorageOptions, endpoint: string): S3ClientConf
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: 5_000 },
   };
+}
+
+function isPreconditionFailed(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'PreconditionFailed' || e?.$metadata?.httpStatusCode === 412;
 }
 
 function isNotFound(err: unknown): boolean {

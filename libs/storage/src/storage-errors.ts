@@ -14,6 +14,14 @@ export class StoredFileNotFoundError extends Error {
   }
 }
 
+/** `openRead` with an expected version, of a key whose file was replaced since: nothing is read. */
+export class StoredFileChangedError extends Error {
+  constructor(readonly key: string) {
+    super(`The file stored under ${key} was replaced since it was checked`);
+    this.name = 'StoredFileChangedError';
+  }
+}
+
 /** `LocalDiskStorage.write` stopped reading past `maxBytes`: nothing was stored. */
 export class FileTooLargeError extends Error {
   constructor(readonly maxBytes: number) {

@@ -17,6 +17,11 @@ export class ImportsHandlers {
     return { data: await this.imports.enqueue(auth, input) };
   }
 
+  @Handles(ImportsRpc.cancel)
+  async cancel(input: ByIdInput) {
+    return { data: await this.imports.cancel(input.id) };
+  }
+
   @Handles(ImportsRpc.get)
   async get(input: ByIdInput, auth: AuthContext) {
     return { data: await this.imports.get(auth, input.id) };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, ColumnMappingDto, ImportMode, ImportView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
 import { reachablePortfolioSql } from '../reach/reach.repository';
+import type { StoredFile } from '@dc/storage';
 import { storageKeyOf } from './storage-key';
 
 /** An import as its SQL returns it: the ImportView, timestamps still Date. */
@@ -27,6 +28,8 @@ export interface NewImport {
   columnMapping: ColumnMappingDto[];
   conflictResolution: ImportMode;
   delimiter: string;
+  /** The file as enqueue checked it: the importer reads exactly these bytes. */
+  file: StoredFile;
 }
 
 /** imports columns named as ImportView's fields, in its order. */
@@ -65,9 +68,9 @@ export class ImportsRepository {
     const mapping = created.columnMapping.map(({ sourceColumn, targetField }) => ({ sourceColumn, targetField }));
     const [row] = await this.db.client.$queryRaw<ImportRow[]>`
       INSERT INTO imports AS i (id, portfolio_id, upload_id, storage_key, column_mapping, conflict_resolution, status, phase, delimiter,
-        created_at, updated_at)
+        file_size, file_version, created_at, updated_at)
       VALUES (${newId('imp')}, ${created.portfolioId}, ${created.uploadId}, ${created.storageKey}, ${JSON.stringify(mapping)}::jsonb,
-        ${created.conflictResolution}, 'queued', 'reading', ${created.delimiter}, now(), now())
+        ${created.conflictResolution}, 'queued', 'reading', ${created.delimiter}, ${created.file.sizeBytes}, ${created.file.version}, now(), now())
       RETURNING ${IMPORT_COLUMNS}`;
     return isoDates(row);
   }
@@ -77,6 +80,29 @@ export class ImportsRepository {
     await this.db.client.$executeRaw`
       UPDATE imports SET status = 'failed', failure_reason = ${reason}, finished_at = now(), updated_at = now()
       WHERE id = ${id} AND status = 'queued'`;
+  }
+
+  /**
+   * Operator cancel: a queued or processing import ends failed, reason `cancelled`. When no importer
+   * is running it (its advisory lock is free), its staging rows go in the same transaction; a
+   * running importer sees the status at its next chunk, rolls that chunk back and removes them.
+   * Null when the import does not exist; its view as it is when it had already ended (`cancelled`
+   * false).
+   */
+  async cancel(id: string): Promise<{ view: ImportView; cancelled: boolean } | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<ImportRow[]>`
+        UPDATE imports AS i SET status = 'failed', failure_reason = 'cancelled', finished_at = now(), updated_at = now()
+        WHERE i.id = ${id} AND i.status IN ('queued', 'processing')
+        RETURNING ${IMPORT_COLUMNS}`;
+      if (row) {
+        const [{ free }] = await tx.$queryRaw<{ free: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtextextended('import:' || ${id}, 0)) AS free`;
+        if (free) await tx.$executeRaw`DELETE FROM import_rows WHERE import_id = ${id}`;
+        return { view: isoDates(row), cancelled: true };
+      }
+      const [ended] = await tx.$queryRaw<ImportRow[]>`SELECT ${IMPORT_COLUMNS} FROM imports i WHERE i.id = ${id}`;
+      return ended ? { view: isoDates(ended), cancelled: false } : null;
+    });
   }
 
   /** The import when its portfolio is within the key's reach (reach/reach.repository.ts). */

@@ -5,7 +5,7 @@ import {
 import type { AppConfig } from '@dc/config';
 import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, readHeader } from '@dc/imports';
 import { currentRequestId, type Logger } from '@dc/observability';
-import type { ObjectStorage } from '@dc/storage';
+import { StoredFileChangedError, type ObjectStorage, type StoredFile } from '@dc/storage';
 import type { Queue } from 'bullmq';
 import { LookupsRepository } from '../shared/lookups.repository';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
@@ -100,10 +100,28 @@ export class ImportsService {
       columnMapping: body.columnMapping,
       conflictResolution: body.conflictResolution ?? 'add',
       delimiter: header.delimiter,
+      file: header.file,
     });
 
     await this.addJob(created.id);
     return created;
+  }
+
+  /**
+   * Operator cancel: the import ends failed, reason `cancelled`, and its job leaves the queue unless
+   * an importer is running it (that run stops at its next chunk). 409 when it had already ended.
+   */
+  async cancel(id: string): Promise<ImportView> {
+    const result = await this.imports.cancel(id);
+    if (!result) throw AppError.notFound('import');
+    if (!result.cancelled) {
+      throw new AppError(ErrorCode.InvalidStateTransition, `The import ${id} already ended (${result.view.status}); only a queued or processing import can be cancelled.`);
+    }
+    // An active job is locked by its importer and stays: its run ends at the next chunk. A job left
+    // behind only finds the import ended ('skipped').
+    await this.queue.remove(id).catch((err: unknown) => this.logger.warn({ importId: id, err: (err as Error).message }, 'cancelled import job not removed'));
+    this.logger.info({ importId: id }, 'import cancelled by the operator');
+    return result.view;
   }
 
   async get(auth: AuthContext, id: string): Promise<ImportView> {
@@ -126,16 +144,20 @@ export class ImportsService {
     }
   }
 
-  /** The uploaded file's header, after the size check; every refusal names storageKey. */
-  private async readHeader(storageKey: string): Promise<{ columns: string[]; delimiter: string }> {
+  /**
+   * The uploaded file's header, after the size check, and the file as checked (the importer reads
+   * exactly it); every refusal names storageKey.
+   */
+  private async readHeader(storageKey: string): Promise<{ columns: string[]; delimiter: string; file: StoredFile }> {
     const file = await this.storage.stat(storageKey);
     if (!file) throw refusedKey('no file has been uploaded under this storageKey: PUT the file to its uploadUrl first');
     const max = this.config.imports.maxFileBytes;
     if (file.sizeBytes > max) throw refusedKey(`the file uploaded under this storageKey has ${file.sizeBytes} bytes, more than the limit of ${max} bytes`);
     try {
-      return await readHeader(await this.storage.openRead(storageKey));
+      return { ...(await readHeader(await this.storage.openRead(storageKey, file))), file };
     } catch (err) {
       if (err instanceof CsvFileError) throw refusedKey(`the file uploaded under this storageKey cannot be read as CSV: ${err.message}`);
+      if (err instanceof StoredFileChangedError) throw refusedKey('the file under this storageKey is being replaced by another upload: enqueue it again once the upload has ended');
       throw err;
     }
   }

@@ -2,6 +2,7 @@ import { OperatorApiKeysController } from './api-keys/api-keys.controller';
 import { OperatorCallsController } from './calls/calls.controller';
 import { OperatorCampaignsController } from './campaigns/campaigns.controller';
 import { OperatorDebtorsController } from './debtors/debtors.controller';
+import { OperatorImportsController } from './imports/imports.controller';
 import { OperatorOrganizationsController } from './organizations/organizations.controller';
 import { OperatorPaymentsController } from './payments/payments.controller';
 import { OperatorPortfoliosController } from './portfolios/portfolios.controller';
@@ -22,4 +23,5 @@ export const OPERATOR_CONTROLLERS = [
   OperatorPromisesController,
   OperatorCampaignsController,
   OperatorWebhooksController,
+  OperatorImportsController,
 ];

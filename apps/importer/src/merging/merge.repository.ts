@@ -3,6 +3,7 @@ import { DEFAULT_PAYMENT_METHOD, ErasureTombstones, ImportLimits } from '@dc/con
 import { newId } from '@dc/database';
 import { rows, Session } from '../sql-session';
 import { Bit } from './fold-bits';
+import { ImportCancelled } from '../import-errors';
 import { ChunkPlan, documentKey, KnownDebt, MergeState, StagedRow } from './merge-plan';
 
 /** What a chunk (or replace's whole load) adds to the import's counters. */
@@ -416,17 +417,19 @@ export class MergeRepository {
 
   /** The chunk's outcome on the imports row, in the chunk's transaction: merged_row and the counters. */
   async recordProgress(session: Session, importId: string, mergedRow: number, plan: ChunkOutcome): Promise<void> {
-    await session.query(
+    const result = await session.query(
       `UPDATE imports SET merged_row = $2, created = created + $3, updated = updated + $4, errors = errors + $5,
          processed_rows = processed_rows + $3 + $4 + $5,
          payments_registered = payments_registered + $7, payments_skipped = payments_skipped + $8,
          error_details = CASE WHEN cardinality($6::text[]) = 0 THEN error_details
            ELSE (error_details || $6::text[])[1:${ImportLimits.maxErrorDetails}] END,
          updated_at = now()
-       WHERE id = $1`,
+       WHERE id = $1 AND status = 'processing'`,
       [importId, mergedRow, plan.created, plan.updated, plan.errors, plan.errorDetails.slice(0, ImportLimits.maxErrorDetails),
         plan.paymentsRegistered, plan.paymentsSkipped],
     );
+    // Cancelled by an operator meanwhile: the chunk's transaction rolls back.
+    if (result.rowCount === 0) throw new ImportCancelled();
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ImportField } from '@dc/contracts';
 import { csvOptions, detectDelimiter, fieldColumns, RowRules } from '@dc/imports';
-import { ObjectStorage, StoredFileNotFoundError } from '@dc/storage';
+import { ImportLimits, type ImportField } from '@dc/contracts';
+import { ObjectStorage, StoredFile, StoredFileChangedError, StoredFileNotFoundError } from '@dc/storage';
 import { CsvError, parse } from 'csv-parse';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -16,6 +16,8 @@ import { StagingChunk, StagingRepository } from './staging.repository';
 
 export interface ReadOptions {
   chunkRows: number;
+  /** Data rows the file may have (IMPORT_MAX_ROWS). */
+  maxRows: number;
   /** Told of each committed chunk; paces the reader (and stops it when halted). */
   progress: ReadMergeProgress;
 }
@@ -39,7 +41,7 @@ export class FileReader {
   ) {}
 
   async read(session: Session, imp: ImportRecord, options: ReadOptions): Promise<void> {
-    const source = await this.open(imp.storageKey);
+    const source = await this.open(imp.storageKey, imp.file);
     const parser = parse(csvOptions(imp.delimiter ?? (await this.delimiterOf(imp.storageKey))));
     // Errors of either end surface in the loop below; this promise only settles the pipeline.
     const piping = pipeline(source, parser).catch(() => undefined);
@@ -57,6 +59,9 @@ export class FileReader {
           continue;
         }
         if (record <= imp.checkpointRow || !rules) continue;
+        if (record - 1 > options.maxRows) {
+          throw new ImportFileError(`the file has more than ${options.maxRows} data rows, the limit: records from ${record} on were not loaded`);
+        }
         chunk ??= await this.staging.begin(session);
         await chunk.add(stagedRowLine(imp.id, record, rules.check(fields), columnOf));
         lastRow = record;
@@ -86,6 +91,12 @@ export class FileReader {
       if (!(err instanceof CsvError)) throw err;
       // The parser runs ahead of this loop: its own count says where it stopped.
       const parsed = (err as CsvError & { records?: number }).records ?? record;
+      if (err.code === 'CSV_MAX_RECORD_SIZE') {
+        throw new ImportFileError(
+          `record ${parsed + 1} is longer than ${ImportLimits.maxRecordBytes} bytes, the limit of one record (an unclosed quote, or a value too long): ` +
+            'the file was read no further',
+        );
+      }
       throw new ImportFileError(`the file cannot be read as CSV from record ${parsed + 1} on: ${err.message}`);
     } finally {
       await piping;
@@ -93,11 +104,15 @@ export class FileReader {
     options.progress.stagedTo(lastRow, true);
   }
 
-  private async open(key: string): Promise<Readable> {
+  /** The file as enqueue checked it, when that was recorded: a file replaced since is refused. */
+  private async open(key: string, expected?: StoredFile | null): Promise<Readable> {
     try {
-      return await this.storage.openRead(key);
+      return await this.storage.openRead(key, expected ?? undefined);
     } catch (err) {
       if (err instanceof StoredFileNotFoundError) throw new ImportFileError('the uploaded file is no longer stored');
+      if (err instanceof StoredFileChangedError) {
+        throw new ImportFileError('the file under this storageKey was replaced after the import was enqueued: nothing of the new file was read (enqueue it again to load it)');
+      }
       throw err;
     }
   }
@@ -115,6 +130,7 @@ export class FileReader {
   }
 
   private header(imp: ImportRecord, header: string[]): { rules: RowRules; columnOf: (field: ImportField) => string } {
+    if (header.length > ImportLimits.maxColumns) throw new ImportFileError(`the header has ${header.length} columns, more than the limit of ${ImportLimits.maxColumns}`);
     const missing = imp.columnMapping.filter((m) => !header.includes(m.sourceColumn)).map((m) => m.sourceColumn);
     if (missing.length) throw new ImportFileError(`the header has no column ${missing.map((c) => JSON.stringify(c)).join(', ')}`);
     const columns = fieldColumns(imp.columnMapping, header);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Writable } from 'node:stream';
+import { ImportCancelled } from '../import-errors';
 import type { Session } from '../sql-session';
 import { STAGING_COLUMNS } from './staged-row';
 
@@ -52,11 +53,13 @@ export class StagingChunk {
       this.copy.end();
       await this.finished;
       // total_rows: data records read so far (the header is record 1).
-      await this.session.query(
+      const result = await this.session.query(
         `UPDATE imports SET checkpoint_row = $2, total_rows = GREATEST($2 - 1, 0), updated_at = now()${endOfFile ? `, phase = 'merging'` : ''}
-         WHERE id = $1`,
+         WHERE id = $1 AND status = 'processing'`,
         [importId, lastRow],
       );
+      // Cancelled by an operator meanwhile: nothing of the chunk is kept.
+      if (result.rowCount === 0) throw new ImportCancelled();
       await this.session.query('COMMIT');
     } catch (err) {
       await this.abort();

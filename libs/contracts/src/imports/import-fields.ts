@@ -73,4 +73,8 @@ export const ImportLimits = {
   storageKey: 512,
   /** errorDetails holds at most this many lines; `errors` is the total. */
   maxErrorDetails: 100,
+  /** Bytes of one record of the file (all its fields): a longer one, an unclosed quote for example, fails the import. */
+  maxRecordBytes: 1024 * 1024,
+  /** Columns of the file's header. */
+  maxColumns: 1_000,
 } as const;

@@ -1,5 +1,5 @@
 import type { ItemBody } from '../pagination';
-import { ByIdInput, publicRpc } from '../rpc/contract';
+import { ByIdInput, operatorRpc, publicRpc } from '../rpc/contract';
 import type { EnqueueImportInput, ImportUploadUrlInput, ImportUploadView, ImportView } from './import.dto';
 
 /** The portfolio load flow: upload-url, enqueue, poll (docs/imports.md). */
@@ -7,4 +7,6 @@ export const ImportsRpc = {
   uploadUrl: publicRpc<ImportUploadUrlInput, ItemBody<ImportUploadView>>('imports.upload-url', { status: 201 }),
   enqueue: publicRpc<EnqueueImportInput, ItemBody<ImportView>>('imports.enqueue', { status: 202 }),
   get: publicRpc<ByIdInput, ItemBody<ImportView>>('imports.get'),
+  /** Operator: a queued or processing import ends failed, reason `cancelled` (docs/adr/0043). */
+  cancel: operatorRpc<ByIdInput, ItemBody<ImportView>>('operator.imports.cancel'),
 } as const;
