@@ -179,11 +179,16 @@ export interface GeneratedRowOptions {
   amount?: (i: number) => string;
   /** Paid amount of row i (default 0). */
   paid?: (i: number) => string;
+  /** Whether rows carry a payment (payment_external_id `<prefix>-p<n>`, amount 1, a date); default false. */
+  payments?: boolean;
 }
 
+const PAYMENT_COLUMNS = ['payment_external_id', 'payment_amount', 'payment_date'];
+
 /** The header of a generated file with these options. */
-export function generatedHeader(o: Pick<GeneratedRowOptions, 'email'> = {}): string[] {
-  return GENERATED_HEADER.filter((h) => o.email !== false || h !== 'email_1');
+export function generatedHeader(o: Pick<GeneratedRowOptions, 'email' | 'payments'> = {}): string[] {
+  const header = GENERATED_HEADER.filter((h) => o.email !== false || h !== 'email_1');
+  return o.payments ? [...header, ...PAYMENT_COLUMNS] : header;
 }
 
 /** Data row i (0-based; the file's row number is i + 2) of a generated load file, as fields. */
@@ -205,6 +210,7 @@ export function generatedRow(i: number, o: GeneratedRowOptions): string[] {
     '2026-06-30',
   ];
   if (o.email === false) row.splice(GENERATED_HEADER.indexOf('email_1'), 1);
+  if (o.payments) row.push(`${o.prefix}-p${n}`, '1', '2026-06-30');
   return row;
 }
 

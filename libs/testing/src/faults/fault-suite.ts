@@ -141,7 +141,7 @@ interface Phase {
 
 const OP_DEADLINE_MS = 180_000;
 const prefixOf = (phase: Phase) => `f${phase.index}`;
-const importRowOptions = (phase: Phase): GeneratedRowOptions => ({ prefix: `${prefixOf(phase)}i`, email: false });
+const importRowOptions = (phase: Phase): GeneratedRowOptions => ({ prefix: `${prefixOf(phase)}i`, email: false, payments: true });
 
 export interface DuplicateResult {
   batch: { statuses: Record<string, number>; processed: number; replays: number; conflicts: number; bodiesIdentical: boolean; debtors: number };
@@ -481,8 +481,17 @@ export class FaultSuite {
     const client = new Client({ connectionString: this.stack.databaseUrl });
     await client.connect();
     await client.query('BEGIN');
-    const externalId = generatedRow(Math.floor(this.profile.importRows * 0.6), importRowOptions(phase))[0];
-    await client.query('INSERT INTO debtors (id, portfolio_id, external_id) VALUES ($1, $2, $3)', [`hold-${randomUUID()}`, phase.importPortfolioId, externalId]);
+    // The file's payment id of the row at 60 %, held by an uncommitted payment: the chunk that
+    // registers it waits on payments_import_external_id_key (live external ids may repeat, ADR 0041).
+    const row = generatedRow(Math.floor(this.profile.importRows * 0.6), importRowOptions(phase));
+    const paymentId = row[generatedHeader(importRowOptions(phase)).indexOf('payment_external_id')];
+    const debtorId = `hold-${randomUUID()}`;
+    await client.query('INSERT INTO debtors (id, portfolio_id, external_id) VALUES ($1, $2, $3)', [debtorId, phase.importPortfolioId, `${debtorId}-x`]);
+    await client.query(
+      `INSERT INTO payments (id, portfolio_id, debtor_id, amount, currency, payment_date, source, import_external_id)
+       VALUES ($1, $2, $3, 1, 'EUR', '2026-06-30', 'import', $4)`,
+      [`hold-${randomUUID()}`, phase.importPortfolioId, debtorId, paymentId],
+    );
     let released = false;
     return async () => {
       if (released) return;
@@ -515,7 +524,7 @@ export class FaultSuite {
         return a.status === 201 ? a.body.data : undefined;
       });
       await retrying(async () => ((await putUpload(target, csv)).status === 200 ? true : undefined));
-      const enqueueBody = JSON.stringify({ storageKey: target.storageKey, columnMapping: identityMapping(generatedHeader({ email: false })), conflictResolution: 'add' });
+      const enqueueBody = JSON.stringify({ storageKey: target.storageKey, columnMapping: identityMapping(generatedHeader(importRowOptions(phase))), conflictResolution: 'add' });
       const queued: ImportView = await retrying(async () => {
         const a = await phase.log.send('import', this.url(`/portfolios/${phase.importPortfolioId}/imports`), {
           method: 'POST', headers: this.headers({ 'idempotency-key': `${prefixOf(phase)}-import` }), body: enqueueBody, idempotent: true,
@@ -604,11 +613,14 @@ export class FaultSuite {
       const importedDebts = (await c.query(
         `SELECT count(*)::int AS n, count(DISTINCT external_id)::int AS distinct_ids FROM debts WHERE portfolio_id = $1 AND deleted_at IS NULL`,
         [phase.importPortfolioId])).rows[0] as { n: number; distinct_ids: number };
+      const importedPayments = (await c.query(
+        `SELECT count(*)::int AS n, count(DISTINCT import_external_id)::int AS distinct_ids FROM payments WHERE portfolio_id = $1`,
+        [phase.importPortfolioId])).rows[0] as { n: number; distinct_ids: number };
       const imports = (await c.query('SELECT count(*)::int AS n FROM imports WHERE portfolio_id = $1', [phase.importPortfolioId])).rows[0].n as number;
       const deliveries = (await c.query(
         `SELECT e.payload->>'id' AS payment, count(d.id)::int AS n FROM outbox_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
           WHERE e.portfolio_id = $1 AND e.type = 'payment.registered' GROUP BY e.id`, [phase.portfolioId])).rows as { payment: string; n: number }[];
-      return { payments, debtors, imported, importedDebts, imports, deliveries };
+      return { payments, debtors, imported, importedDebts, importedPayments, imports, deliveries };
     });
 
     // Payments: each acknowledged externalId is one row with one event; none else exists.
@@ -627,11 +639,12 @@ export class FaultSuite {
     for (const b of batchesAcked) for (let i = 0; i < 10; i += 1) if (!debtorCount.has(`${b.key}-${i}`)) debtorsLost += 1;
     const debtorsDuplicated = verdict.debtors.reduce((s, d) => s + d.n - 1, 0);
 
-    // The import: every row of the file once, in one import.
+    // The import: every row of the file once (its debtor, debt and payment), in one import.
     const rows = this.profile.importRows;
     const done = phase.importProgress.done;
-    const importRowsLost = Math.max(rows - verdict.imported.distinct_docs, 0) + (done?.status === 'completed' ? 0 : 0);
-    const importRowsDuplicated = verdict.imported.n - verdict.imported.distinct_docs + (verdict.importedDebts.n - verdict.importedDebts.distinct_ids) + (verdict.imports - 1) * rows;
+    const importRowsLost = Math.max(rows - verdict.imported.distinct_docs, 0) + Math.max(rows - verdict.importedPayments.distinct_ids, 0);
+    const importRowsDuplicated = verdict.imported.n - verdict.imported.distinct_docs + (verdict.importedDebts.n - verdict.importedDebts.distinct_ids)
+      + (verdict.importedPayments.n - verdict.importedPayments.distinct_ids) + (verdict.imports - 1) * rows;
 
     // Webhooks: every payment event reached the receiver under exactly one delivery id.
     const idsByPayment = new Map<string, Set<string>>();
