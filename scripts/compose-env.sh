@@ -24,4 +24,8 @@ NATS_API_CORE_PASSWORD=$(nats_password)
 INTERNAL_SIGNING_KEY=$(key)
 METRICS_TOKEN=$(token)
 GRAFANA_ADMIN_PASSWORD=$(token)
+MINIO_ROOT_USER=dc-root-$(openssl rand -hex 4)
+MINIO_ROOT_PASSWORD=$(openssl rand -hex 20)
+MINIO_APP_USER=dc-app-$(openssl rand -hex 4)
+MINIO_APP_PASSWORD=$(openssl rand -hex 20)
 ENV

@@ -12,6 +12,12 @@ export const ONE_SHOTS = {
   migrate: 'applies the database migrations, then exits',
 };
 
+/**
+ * Ports published on every interface, and why: the edge alone faces clients. Every other published
+ * port binds 127.0.0.1 (the operator API, MinIO's S3 API for presigned uploads, consoles).
+ */
+export const PUBLIC_PORTS = { edge: [3000] };
+
 /** libs/config's default, when a service does not set SHUTDOWN_GRACE_MS. */
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -34,12 +40,29 @@ function environmentOf(service) {
   return Object.fromEntries(env.map((entry) => [entry.split('=')[0], entry.split('=').slice(1).join('=')]));
 }
 
+/** A published port as `docker-compose config` writes it (a string, or an object), with its host address. */
+function publishedPort(port) {
+  if (typeof port === 'object' && port !== null) return { hostIp: port.host_ip ?? '', published: Number(port.published) };
+  const parts = String(port).replace(/\/\w+$/, '').split(':');
+  return parts.length === 3 ? { hostIp: parts[0], published: Number(parts[1]) } : { hostIp: '', published: Number(parts[0]) };
+}
+
 /** Every rule over a resolved compose file. Returns [{ where, message }]. */
 export function composeProblems(config) {
   const problems = [];
   const services = config?.services ?? {};
   const add = (name, message) => problems.push({ where: `service ${name}`, message });
+  const minioRoot = environmentOf(services.minio ?? {}).MINIO_ROOT_USER;
   for (const [name, service] of Object.entries(services)) {
+    for (const port of service.ports ?? []) {
+      const { hostIp, published } = publishedPort(port);
+      if (hostIp !== '127.0.0.1' && !(PUBLIC_PORTS[name] ?? []).includes(published)) {
+        add(name, `publishes ${published} on every interface: bind it to 127.0.0.1 (only ${Object.entries(PUBLIC_PORTS).map(([s, p]) => `${s} ${p.join(', ')}`).join('; ')} face clients)`);
+      }
+    }
+    if (minioRoot && environmentOf(service).S3_ACCESS_KEY_ID === minioRoot) {
+      add(name, "uses MinIO's root user as S3_ACCESS_KEY_ID: give the apps a user limited to the uploads bucket (minio-init)");
+    }
     const oneShot = name in ONE_SHOTS;
     const healthcheck = service.healthcheck;
     const hasHealthcheck = healthcheck !== undefined && healthcheck.disable !== true && healthcheck.test !== undefined;

@@ -158,6 +158,17 @@ describe('loadConfig', () => {
       'STORAGE_SIGNING_KEY is required in production',
     );
     expect(loadConfig('importer', { ...production, STORAGE_DRIVER: 's3', S3_BUCKET: 'b' }).storage.driver).toBe('s3');
+    // Production S3 credentials: a bucket user with a strong secret, never a server's shipped administrator or a weak secret.
+    const onS3 = { ...production, STORAGE_DRIVER: 's3', S3_BUCKET: 'b' };
+    expect(() => loadConfig('importer', { ...onS3, S3_ACCESS_KEY_ID: 'minio-dev-user', S3_SECRET_ACCESS_KEY: 'minio-dev-password-change-me-0123456789' })).toThrow(
+      "- S3_ACCESS_KEY_ID is a storage server's default administrator in production: give the apps a user limited to the uploads bucket\n" +
+        '  - S3_SECRET_ACCESS_KEY is a placeholder value: generate one with "openssl rand -base64 32" in production',
+    );
+    expect(() => loadConfig('api-core', { ...onS3, STORAGE_SIGNING_KEY: randomKey(2), S3_ACCESS_KEY_ID: 'dc-app', S3_SECRET_ACCESS_KEY: 'short' })).toThrow(
+      'S3_SECRET_ACCESS_KEY must be at least 32 characters in production',
+    );
+    expect(() => loadConfig('importer', { ...onS3, S3_ACCESS_KEY_ID: 'dc-app' })).toThrow('S3_SECRET_ACCESS_KEY is required with S3_ACCESS_KEY_ID in production');
+    expect(loadConfig('importer', { ...onS3, S3_ACCESS_KEY_ID: 'dc-app-1f2e', S3_SECRET_ACCESS_KEY: STRONG_TOKEN }).storage.s3.accessKeyId).toBe('dc-app-1f2e');
     expect(loadConfig('webhook-dispatcher', production).env).toBe('production'); // it touches no upload
   });
 

@@ -643,6 +643,7 @@ function storageConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Storag
       r.problems.push('STORAGE_SIGNING_KEY is required in production with STORAGE_DRIVER=local (32 bytes in base64: "openssl rand -base64 32")');
     }
     if (driver === 's3' && !bucket) r.problems.push('S3_BUCKET is required with STORAGE_DRIVER=s3');
+    if (driver === 's3' && nodeEnv === 'production') s3CredentialProblems(r);
   }
   return {
     driver,
@@ -660,6 +661,24 @@ function storageConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Storag
       forcePathStyle: r.bool('S3_FORCE_PATH_STYLE', true),
     },
   };
+}
+
+/** Access keys S3-compatible servers ship as their administrator's: never the apps' own. */
+const DEFAULT_S3_ACCESS_KEYS = ['minioadmin', 'minio-dev-user', 'admin', 'root'];
+
+/**
+ * Production S3 credentials: none (the SDK's chain: IRSA, an instance role), or a non-default access
+ * key with a strong secret. Whoever holds them reads every tenant's uploaded files.
+ */
+function s3CredentialProblems(r: Reader): void {
+  const accessKeyId = r.string('S3_ACCESS_KEY_ID', '');
+  const secret = r.string('S3_SECRET_ACCESS_KEY', '');
+  if (!accessKeyId && !secret) return;
+  if (DEFAULT_S3_ACCESS_KEYS.includes(accessKeyId.toLowerCase())) {
+    r.problems.push("S3_ACCESS_KEY_ID is a storage server's default administrator in production: give the apps a user limited to the uploads bucket");
+  }
+  const weak = secret ? weakTokenReason(secret) : 'is required with S3_ACCESS_KEY_ID';
+  if (weak) r.problems.push(`S3_SECRET_ACCESS_KEY ${weak} in production`);
 }
 
 /**

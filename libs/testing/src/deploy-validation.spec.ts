@@ -168,6 +168,38 @@ describe('deploy:validate', () => {
     ]);
   });
 
+  it("refuses a compose file that publishes a port other than the edge's on every interface, or gives the apps MinIO's root user", () => {
+    const file = path.join(dir, 'docker-compose.yml');
+    writeFileSync(
+      file,
+      [
+        'services:',
+        '  edge:',
+        '    image: nginx:1.27-alpine',
+        '    restart: unless-stopped',
+        '    healthcheck: { test: ["CMD", "true"] }',
+        '    ports: ["3000:3000", "127.0.0.1:3001:3001"]',
+        '  minio:',
+        '    image: minio/minio:latest',
+        '    restart: unless-stopped',
+        '    healthcheck: { test: ["CMD", "true"] }',
+        '    environment: { MINIO_ROOT_USER: root-user, MINIO_ROOT_PASSWORD: root-password }',
+        '    ports: ["9000:9000", "127.0.0.1:9001:9001"]',
+        '  importer:',
+        '    image: app:local',
+        '    restart: unless-stopped',
+        '    healthcheck: { test: ["CMD", "true"] }',
+        '    environment: { S3_ACCESS_KEY_ID: root-user, S3_SECRET_ACCESS_KEY: root-password }',
+      ].join('\n'),
+    );
+    const { status, problems } = validate(['--compose', file]);
+    expect(status).toBe(1);
+    expect(problems).toEqual([
+      `${file}: service importer: uses MinIO's root user as S3_ACCESS_KEY_ID: give the apps a user limited to the uploads bucket (minio-init)`,
+      `${file}: service minio: publishes 9000 on every interface: bind it to 127.0.0.1 (only edge 3000 face clients)`,
+    ]);
+  });
+
   it('says what is missing when neither kustomize nor kubectl is installed', () => {
     const { status, verdict } = validate(['--kustomize', 'deploy/kubernetes/base'], { ...process.env, PATH: dir, KUSTOMIZE: '' });
     expect(status).toBe(2);
