@@ -21,10 +21,13 @@ const path = require('node:path');
  */
 const QUEUES = { imports: 'imports', deliveries: 'webhook-deliveries' };
 
-// Commands of the plain key-value uses (rate limit and failed-auth Lua, idempotency records,
-// claim-checked payloads), plus the connection handshake, readiness PING and INFO (ioredis's ready
-// check waits with it for a restarted Redis to finish loading its data).
-const KEY_VALUE = ['-@all', '+@connection', '+info', '+get', '+set', '+getdel', '+del', '+incr', '+incrby', '+expire', '+hget', '+hset', '+hincrby', '+time', '+evalsha', '+eval', '+script|load'];
+// Commands of the plain key-value uses (rate limit and failed-auth Lua, idempotency records with
+// their per-key quota, claim-checked payloads), plus the connection handshake, readiness PING and
+// INFO (ioredis's ready check waits with it for a restarted Redis to finish loading its data).
+const KEY_VALUE = [
+  '-@all', '+@connection', '+info', '+get', '+set', '+getdel', '+del', '+exists', '+incr', '+incrby', '+expire', '+hget', '+hset', '+hincrby', '+hdel', '+hstrlen',
+  '+zadd', '+zrem', '+zscore', '+zcard', '+zrange', '+time', '+evalsha', '+eval', '+script|load',
+];
 // BullMQ: its Lua scripts (EVALSHA, loaded with SCRIPT LOAD or sent with EVAL) touch many kinds of
 // keys (hashes, lists, sorted sets, streams); the worker blocks on BZPOPMIN (in @write); INFO reads the server
 // version; CLIENT SETNAME names its connections (ioredis's CLIENT SETINFO is turned off in
@@ -109,9 +112,11 @@ if (require.main === module) {
   };
   try {
     const passwords = passwordsFrom(process.env, option('secrets-dir'), args.includes('--generate'));
-    const missing = SERVICES.filter((s) => !passwords[s]);
+    const server = option('server', 'main');
+    // Only the users of that server (the idempotency Redis knows the gateway alone).
+    const missing = Object.keys(users('dc', server)).filter((s) => !passwords[s]);
     if (missing.length) process.stderr.write(`no password for ${missing.map(passwordVariable).join(', ')}: those users are left out\n`);
-    process.stdout.write(renderAcl({ prefix: option('prefix', process.env.REDIS_KEY_PREFIX || 'dc'), server: option('server', 'main'), passwords }));
+    process.stdout.write(renderAcl({ prefix: option('prefix', process.env.REDIS_KEY_PREFIX || 'dc'), server, passwords }));
   } catch (err) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);

@@ -104,6 +104,56 @@ function peakPods(deployment, hpa) {
   return steady + (deployment.spec.strategy?.type === 'Recreate' ? 0 : extra);
 }
 
+/** Bytes of a Redis memory setting (`512mb`: binary units, as Redis reads them) or a Kubernetes quantity (`768Mi`, `1G`). */
+function bytesOf(text) {
+  const match = /^(\d+(?:\.\d+)?)([a-zA-Z]*)$/.exec(String(text ?? '').trim());
+  const units = { '': 1, k: 1e3, M: 1e6, G: 1e9, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30 };
+  const unit = match ? units[match[2]] ?? units[match[2].toLowerCase()] : undefined;
+  return unit === undefined ? NaN : Number(match[1]) * unit;
+}
+
+/**
+ * The gateway's Idempotency-Key records (docs/adr/0027, docs/scaling.md): IDEMPOTENCY_REDIS_URL is
+ * set (production refuses to start without it), and when it names a Redis of this set, that Redis
+ * runs with maxmemory, an LRU policy, and a memory limit at least a quarter above maxmemory (the
+ * AOF rewrite's fork, fragmentation, client buffers).
+ */
+function idempotencyRedisProblems(objects, configMaps, add) {
+  const gateway = objects.find((o) => o.kind === 'Deployment' && o.spec?.template?.metadata?.labels?.['app.kubernetes.io/name'] === 'gateway');
+  const container = gateway?.spec?.template?.spec?.containers?.[0];
+  if (!container) return;
+  const url = environment(container, configMaps).IDEMPOTENCY_REDIS_URL;
+  if (!url) {
+    add(gateway, 'has no IDEMPOTENCY_REDIS_URL: Idempotency-Key records would share the noeviction Redis of the queues (production refuses to start)');
+    return;
+  }
+  let host;
+  try {
+    host = new URL(url).hostname.split('.')[0];
+  } catch {
+    add(gateway, `IDEMPOTENCY_REDIS_URL "${url}" is not a URL`);
+    return;
+  }
+  const service = objects.find((o) => o.kind === 'Service' && o.metadata?.name === host);
+  if (!service) return; // a Redis outside this set
+  for (const workload of objects.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind) && selects({ matchLabels: service.spec?.selector }, o.spec?.template?.metadata?.labels))) {
+    for (const redis of (workload.spec.template.spec.containers ?? []).filter((c) => (c.command ?? c.args ?? [])[0] === 'redis-server')) {
+      const values = Object.fromEntries((redis.env ?? []).map((e) => [e.name, e.value]));
+      const argv = [...(redis.command ?? []), ...(redis.args ?? [])].map((a) => String(a).replace(/\$\((\w+)\)/g, (_, name) => values[name] ?? ''));
+      const flag = (name) => argv[argv.indexOf(`--${name}`) + 1];
+      const maxmemory = argv.includes('--maxmemory') ? bytesOf(flag('maxmemory')) : NaN;
+      const limit = bytesOf(redis.resources?.limits?.memory);
+      if (!(maxmemory > 0)) add(workload, `container ${redis.name} (IDEMPOTENCY_REDIS_URL's Redis) needs --maxmemory (a size such as 512mb): its records are bounded by it`);
+      if (!/^(allkeys|volatile)-(lru|lfu)$/.test(flag('maxmemory-policy') ?? '')) {
+        add(workload, `container ${redis.name} (IDEMPOTENCY_REDIS_URL's Redis) needs --maxmemory-policy allkeys-lru (or volatile-lru): at its bound it must evict, not refuse writes`);
+      }
+      if (maxmemory > 0 && !(limit >= 1.25 * maxmemory)) {
+        add(workload, `container ${redis.name}: memory limit ${redis.resources?.limits?.memory} must be at least a quarter above --maxmemory ${flag('maxmemory')} (AOF rewrite, fragmentation): it would be OOM-killed first`);
+      }
+    }
+  }
+}
+
 /**
  * Every rule over one rendered overlay. Returns [{ where, message }]; `connections` is the
  * Postgres arithmetic (for the report).
@@ -113,6 +163,7 @@ export function ruleProblems(objects) {
   const add = (o, message) => problems.push({ where: ref(o), message });
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata?.name, o]));
   const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const statefulSets = objects.filter((o) => o.kind === 'StatefulSet');
   const jobs = objects.filter((o) => o.kind === 'Job');
   const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
   const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget');
@@ -161,6 +212,17 @@ export function ruleProblems(objects) {
       }
     }
   }
+
+  // Backing services run here (the idempotency Redis): the same pod rules, their own probes.
+  for (const set of statefulSets) {
+    const pod = set.spec?.template?.spec ?? {};
+    if (!pdbs.some((p) => p.metadata?.namespace === set.metadata?.namespace && selects(p.spec?.selector, set.spec?.template?.metadata?.labels))) {
+      add(set, 'no PodDisruptionBudget selects its pods');
+    }
+    if (pod.securityContext?.runAsNonRoot !== true) add(set, 'pod securityContext.runAsNonRoot must be true');
+    for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) for (const message of containerProblems(container)) add(set, message);
+  }
+  idempotencyRedisProblems(objects, configMaps, add);
 
   for (const job of jobs) {
     const spec = job.spec ?? {};

@@ -1,6 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { DEFAULT_IDEMPOTENCY_MAX_BYTES, DEFAULT_IDEMPOTENCY_MAX_RECORDS } from '@dc/config';
 import { ERROR_CODES, ERROR_HTTP_STATUS, ErrorCode, Header } from '@dc/contracts';
 import { API_DOC, ApiDocOptions } from '../src/routes/api-doc.decorator';
 import { PUBLIC_ROUTE, PublicRouteOptions } from '../src/routes/public-route.options';
@@ -188,7 +189,10 @@ function operation(
       in: 'header',
       required: false,
       schema: { type: 'string', minLength: 1, maxLength: 255 },
-      description: 'Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409.',
+      description:
+        'Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409. ' +
+        `Each API key keeps its newest ${DEFAULT_IDEMPOTENCY_MAX_RECORDS.toLocaleString('en')} records and ${DEFAULT_IDEMPOTENCY_MAX_BYTES / 1024 / 1024} MiB of them: ` +
+        'past either, its own oldest are dropped first, and a retry with a dropped key runs again. Even at the full rate limit the last ~16 minutes replay.',
     });
   }
   const body = argOf(RouteParamtypes.BODY);

@@ -80,7 +80,10 @@ async function run(options: GatewayOptions): Promise<void> {
     core,
     authenticator: new Authenticator(core, keyCache, new FailedAuthLimiter(redis, config.redis.keyPrefix, config.gateway.authFailuresPerMinute), logger),
     rateLimiter: new RateLimiter(redis, config.redis.keyPrefix, config.rateLimit.unitsPerMinute),
-    idempotency: new IdempotencyStore(idempotencyRedis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs),
+    idempotency: new IdempotencyStore(idempotencyRedis, config.redis.keyPrefix, config.idempotency.ttlSeconds, config.idempotency.leaseMs, {
+      records: config.idempotency.maxRecordsPerKey,
+      bytes: config.idempotency.maxBytesPerKey,
+    }),
     metrics,
   };
 

@@ -35,20 +35,30 @@ const COMMANDS: Record<string, { key: boolean }> = {
   GET: { key: true },
   SET: { key: true },
   DEL: { key: true },
+  EXISTS: { key: true },
   INCR: { key: true },
   INCRBY: { key: true },
   EXPIRE: { key: true },
   HGET: { key: true },
   HSET: { key: true },
+  HDEL: { key: true },
+  HSTRLEN: { key: true },
   HINCRBY: { key: true },
+  ZADD: { key: true },
+  ZREM: { key: true },
+  ZSCORE: { key: true },
+  ZCARD: { key: true },
+  ZRANGE: { key: true },
 };
+
+const QUOTA = { records: 5_000, bytes: 16 * 1024 * 1024 };
 
 /** The scripts as the gateway registers them on its connection (a client that never connects). */
 function gatewayScripts(): { name: string; lua: string; numberOfKeys: number }[] {
   const redis = new IORedis({ lazyConnect: true });
   new RateLimiter(redis, 'dc', 300);
   new FailedAuthLimiter(redis, 'dc', 20);
-  new IdempotencyStore(redis, 'dc', 86_400, 30_000);
+  new IdempotencyStore(redis, 'dc', 86_400, 30_000, QUOTA);
   const scripts = (redis as unknown as { scriptsSet: Record<string, { lua: string; numberOfKeys: number }> }).scriptsSet;
   return Object.entries(scripts).map(([name, s]) => ({ name, lua: s.lua, numberOfKeys: s.numberOfKeys }));
 }
@@ -57,7 +67,7 @@ describe('Redis Cluster: the Lua scripts name every key in KEYS', () => {
   const scripts = gatewayScripts();
 
   it('registers the scripts this check knows', () => {
-    expect(scripts.map((s) => s.name).sort()).toEqual(['dcAuthFailureRead', 'dcAuthFailureRecord', 'dcChargeWindow', 'dcIdemComplete']);
+    expect(scripts.map((s) => s.name).sort()).toEqual(['dcAuthFailureRead', 'dcAuthFailureRecord', 'dcChargeWindow', 'dcIdemClaim', 'dcIdemComplete']);
   });
 
   it.each(scripts.map((s) => [s.name, s] as const))('%s: every redis.call names its key as KEYS[i], i ≤ numberOfKeys', (_name, script) => {
@@ -81,10 +91,21 @@ describe('Redis Cluster: the Lua scripts name every key in KEYS', () => {
     expect(script.lua).not.toMatch(/string\.(format|rep)|table\.concat/);
   });
 
-  it('each gateway key is one key per call (nothing to co-locate), under REDIS_KEY_PREFIX', () => {
-    for (const s of scripts) expect(s.numberOfKeys).toBe(1);
+  it('rate-limit and failed-auth scripts name one key; the idempotency scripts three in one slot, under REDIS_KEY_PREFIX', () => {
+    expect(Object.fromEntries(scripts.map((s) => [s.name, s.numberOfKeys]))).toEqual({
+      dcAuthFailureRead: 1,
+      dcAuthFailureRecord: 1,
+      dcChargeWindow: 1,
+      dcIdemClaim: 3,
+      dcIdemComplete: 3,
+    });
     const redis = new IORedis({ lazyConnect: true });
-    expect(new IdempotencyStore(redis, 'dc', 86_400, 30_000).key('key_1', 'k-1')).toBe('dc:idem:key_1:k-1');
+    const store = new IdempotencyStore(redis, 'dc', 86_400, 30_000, QUOTA);
+    // The API key is the hash tag: a client's Idempotency-Key, braces and all, never moves the slot.
+    const keys = store.keys('key_1', '{k-1}');
+    expect(keys).toEqual({ claim: 'dc:idem:{key_1}:claim:{k-1}', records: 'dc:idem:{key_1}:records', order: 'dc:idem:{key_1}:order', field: 'k:{k-1}' });
+    expect(new Set([keys.claim, keys.records, keys.order].map(slotOf))).toEqual(new Set([slotOf('key_1')]));
+    expect(slotOf(store.keys('key_2', 'k-1').claim)).not.toBe(slotOf('key_1')); // API keys spread over the cluster
     expect((new PayloadStore(redis, 'dc') as unknown as { key(ref: string): string }).key('r1')).toBe('dc:payload:r1');
   });
 });

@@ -49,6 +49,28 @@ describe('unauthenticated floods', () => {
     expect((await me(stack.publicUrl, 'svc_live_nope')).status).toBe(429);
   });
 
+  it('an IPv6 client is counted by its /64 (rotating addresses inside it does not escape), an IPv4-mapped address as its IPv4', async () => {
+    await freshWindow();
+    // Behind a proxy on loopback: X-Forwarded-For names the client (TRUST_PROXY).
+    const proxied = await stack.startGateway({ PORT: '0', TRUST_PROXY: '127.0.0.1' });
+    const from = (address: string) => me(proxied.publicUrl, generateApiKey('live')).set('X-Forwarded-For', address);
+    for (let i = 1; i <= LIMIT; i++) expect((await from(`2001:db8:34:7:${i.toString(16)}::1`)).status).toBe(401);
+    const rotated = await from('2001:db8:34:7:ffff:ffff:ffff:fffe');
+    expect(rotated.status).toBe(429);
+    expect(rotated.body.error).toEqual({
+      code: 'rate_limited',
+      message: `Too many failed authentications from this address (limit ${LIMIT} per minute). Retry after ${rotated.headers['retry-after']} s with a valid API key.`,
+      requestId: rotated.headers['x-request-id'],
+    });
+    // The next /64 is another client.
+    expect((await from('2001:db8:34:8::1')).status).toBe(401);
+    // One IPv4 client, whether the listener sees it mapped into IPv6 or not.
+    for (let i = 0; i < LIMIT; i++) expect((await from(i % 2 ? '198.51.100.7' : '::ffff:198.51.100.7')).status).toBe(401);
+    expect((await from('198.51.100.7')).status).toBe(429);
+    expect((await from('::ffff:198.51.100.7')).status).toBe(429);
+    expect((await from('198.51.100.8')).status).toBe(401);
+  });
+
   it('a request without a valid key or operator token is answered before its body is sent or parsed', async () => {
     const body = JSON.stringify({ externalId: 'x', amount: 1 });
     const res = await rawPost(stack.publicUrl, '/public/v1/payments', { authorization: 'Bearer svc_live_nope' }, body, { waitMs: 2_000 });

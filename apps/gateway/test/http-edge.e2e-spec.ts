@@ -50,10 +50,16 @@ describe('HTTP edge: envelope, request ids, body limits, operator token', () => 
     expect(res.body).toEqual({ Message: 'Request must be smaller than 6291456 bytes for the API' });
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.bodySent).toBe(false);
-    // A caller's well-formed X-Request-Id is kept here too, and the refusal is logged under it.
-    const traced = await rawPost(stack.publicUrl, '/public/v1/me', { 'x-request-id': 'trace-413-0001' }, big, { expectContinue: true });
+    // A caller's X-Request-Id is not taken by default (TRUST_REQUEST_ID=false)…
+    const untrusted = await rawPost(stack.publicUrl, '/public/v1/me', { 'x-request-id': 'trace-413-0000' }, big, { expectContinue: true });
+    expect(untrusted.status).toBe(413);
+    expect(untrusted.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    // …and where it is trusted, it is kept here too and the refusal is logged under it.
+    const trusting = await stack.startGateway({ PORT: '0', TRUST_REQUEST_ID: 'true' });
+    const traced = await rawPost(trusting.publicUrl, '/public/v1/me', { 'x-request-id': 'trace-413-0001' }, big, { expectContinue: true });
+    expect(traced.status).toBe(413);
     expect(traced.headers['x-request-id']).toBe('trace-413-0001');
-    await eventually(() => expect(stack.gateways[0].process.logs.some((l) => l.requestId === 'trace-413-0001' && l.status === 413)).toBe(true));
+    await eventually(() => expect(trusting.process.logs.some((l) => l.requestId === 'trace-413-0001' && l.status === 413)).toBe(true));
   });
 
   it('with Expect: 100-continue a body within the limit is asked for and handled as usual', async () => {

@@ -1,6 +1,6 @@
 import { createTenant, JsonResponse, OPERATOR_TOKEN, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
-import { SecretBox } from '@dc/webhooks';
-import { randomBytes } from 'node:crypto';
+import { SecretBox, webhookSecretContext } from '@dc/webhooks';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 type Client = Parameters<Parameters<typeof withDatabase>[1]>[0];
@@ -189,9 +189,31 @@ describe('operator webhooks', () => {
       const ciphertext: string = stored.secret_ciphertext;
       expect(ciphertext).not.toContain(webhook.secret);
       expect(ciphertext).not.toContain(webhook.secret.slice('whsec_'.length));
-      expect(new SecretBox(SECRET_KEY).open(ciphertext)).toBe(webhook.secret);
-      // Sealed with the configured key: another key does not open it.
-      expect(() => new SecretBox(randomBytes(32)).open(ciphertext)).toThrow();
+      expect(new SecretBox(SECRET_KEY).open(ciphertext, webhookSecretContext(webhook.id))).toBe(webhook.secret);
+      // Sealed with the configured key: another key does not open it; sealed for this webhook: another's context does not.
+      expect(() => new SecretBox(randomBytes(32)).open(ciphertext, webhookSecretContext(webhook.id))).toThrow();
+      expect(() => new SecretBox(SECRET_KEY).open(ciphertext, webhookSecretContext('whk_other'))).toThrow('sealed secret failed authentication');
+    });
+
+    it('a secret sealed before secrets were bound to their webhook (v1) is sealed again, bound, when an api-core starts', async () => {
+      const webhook = await createOk();
+      // As issue 33's code sealed it: AES-256-GCM without associated data.
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', SECRET_KEY, iv);
+      const packed = Buffer.concat([iv, cipher.update(webhook.secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+      const keyId = createHash('sha256').update(SECRET_KEY).digest('hex').slice(0, 8);
+      const legacy = `v1.${keyId}.${packed.toString('base64url')}`;
+      await sql((c) => c.query('UPDATE webhooks SET secret_ciphertext = $2 WHERE id = $1', [webhook.id, legacy]));
+      const extra = await stack.startApiCore();
+      try {
+        await extra.waitForLog((l) => l.msg === 'webhook secrets sealed again with the current key, bound to their webhook', 20_000);
+        const resealed: string = (await row('webhooks', webhook.id)).secret_ciphertext;
+        expect(resealed).toMatch(new RegExp(`^v2\\.${keyId}\\.`));
+        expect(new SecretBox(SECRET_KEY).open(resealed, webhookSecretContext(webhook.id))).toBe(webhook.secret);
+        expect(() => new SecretBox(SECRET_KEY).open(resealed, webhookSecretContext('whk_other'))).toThrow('sealed secret failed authentication');
+      } finally {
+        await extra.stop();
+      }
     });
 
     it('each webhook gets its own secret; portfolioIds (deduplicated) and standardWebhooks are kept', async () => {
@@ -204,7 +226,7 @@ describe('operator webhooks', () => {
       expect(a.secret).not.toBe(b.secret);
       const [ra, rb] = [await row('webhooks', a.id), await row('webhooks', b.id)];
       expect(ra.secret_ciphertext).not.toBe(rb.secret_ciphertext);
-      expect(new SecretBox(SECRET_KEY).open(rb.secret_ciphertext)).toBe(b.secret);
+      expect(new SecretBox(SECRET_KEY).open(rb.secret_ciphertext, webhookSecretContext(b.id))).toBe(b.secret);
     });
 
     it('an unknown or malformed organization is 404 not_found', async () => {
@@ -310,7 +332,7 @@ describe('operator webhooks', () => {
       });
       expect(JSON.stringify(on.body)).not.toContain('whsec_');
       // The secret is untouched by changes.
-      expect(new SecretBox(SECRET_KEY).open((await row('webhooks', webhook.id)).secret_ciphertext)).toBe(webhook.secret);
+      expect(new SecretBox(SECRET_KEY).open((await row('webhooks', webhook.id)).secret_ciphertext, webhookSecretContext(webhook.id))).toBe(webhook.secret);
 
       expectValidation(await patch({ enabled: 'no' }), 'enabled', /^enabled must be a boolean/);
       expectValidation(await patch({ url: 7 }), 'url', /^url must be a string$/);

@@ -31,11 +31,27 @@ describe('gateway ↔ api-core over NATS (queue group "api-core")', () => {
     expect(new Set(requestIds).size).toBe(60);
   });
 
-  it('the request id travels to api-core and is echoed back', async () => {
+  it('by default a client\'s X-Request-Id is not taken: the gateway names the request, and that id travels to api-core', async () => {
     const res = await request(stack.publicUrl)
       .get('/public/v1/portfolios')
       .set('Authorization', `Bearer ${tenant.key}`)
+      .set('X-Request-Id', 'client-trace-0000');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    await eventually(() => {
+      const handled = stack.apiCores.flatMap((c) => c.logs).filter((l) => l.requestId === res.headers['x-request-id']);
+      expect(handled.map((l) => l.msg)).toContain('handled');
+    });
+    expect(stack.apiCores.flatMap((c) => c.logs).some((l) => l.requestId === 'client-trace-0000')).toBe(false);
+  });
+
+  it('with TRUST_REQUEST_ID=true (behind an edge that sets it) the request id travels to api-core and is echoed back', async () => {
+    const trusting = await stack.startGateway({ PORT: '0', TRUST_REQUEST_ID: 'true' });
+    const res = await request(trusting.publicUrl)
+      .get('/public/v1/portfolios')
+      .set('Authorization', `Bearer ${tenant.key}`)
       .set('X-Request-Id', 'client-trace-0001');
+    expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('client-trace-0001');
     await eventually(() => {
       const handled = stack.apiCores.flatMap((c) => c.logs).filter((l) => l.requestId === 'client-trace-0001');

@@ -9,6 +9,8 @@ const STRONG_TOKEN = 'Zq81Lw0pX5vN3rT7yB2cK9mJ4hF6dS0a';
 /** Production also requires the Redis and Postgres passwords (connections.spec.ts). */
 const CONNECTION_SECRETS = {
   REDIS_PASSWORD: 'Rk4vT9pL2xQ7mW1zN8bC5hJ3dG6sA0yE',
+  // The gateway's Idempotency-Key records in a Redis of their own (required in production).
+  IDEMPOTENCY_REDIS_URL: 'redis://redis-idempotency:6379',
   DATABASE_PASSWORD: 'pg-app-password',
   // NATS user and request signing (docs/adr/0026): gateway and api-core need them in production.
   NATS_USER: 'gateway',
@@ -46,6 +48,9 @@ describe('loadConfig', () => {
     const defaults = loadConfig('gateway', {}).gateway;
     expect(defaults.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 120_000 });
     expect(defaults.trustProxy).toBe(false);
+    // A client's X-Request-Id is taken only when configured (an edge that sets its own).
+    expect(defaults.trustRequestId).toBe(false);
+    expect(loadConfig('gateway', { TRUST_REQUEST_ID: 'true' }).gateway.trustRequestId).toBe(true);
     expect(defaults.authFailuresPerMinute).toBe(60);
     expect(loadConfig('gateway', { TRUST_PROXY: '1' }).gateway.trustProxy).toBe(1);
     expect(loadConfig('gateway', { TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).gateway.trustProxy).toBe('10.0.0.0/8,127.0.0.1');

@@ -19,6 +19,14 @@ export const DEFAULT_LOG_BUFFER_BYTES = 4096;
 /** pino's stream (sonic-boom) refuses a buffer as large as its largest write, 16 KiB. */
 export const MAX_LOG_BUFFER_BYTES = 16_383;
 
+/**
+ * Idempotency-Key records kept per API key (docs/adr/0009, docs/scaling.md). At the rate limit's
+ * most (300 units a minute: 300 small writes, or 300 × 50 debtors of batches at ~2.7 KB a record),
+ * either bound still reaches back about 16 minutes; a key that writes less keeps its 24 h.
+ */
+export const DEFAULT_IDEMPOTENCY_MAX_RECORDS = 5_000;
+export const DEFAULT_IDEMPOTENCY_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface AppConfig {
   env: NodeEnv;
   logLevel: LogLevel;
@@ -71,7 +79,17 @@ export interface AppConfig {
     compressMinBytes: number;
   };
   rateLimit: { unitsPerMinute: number; failOpen: boolean };
-  idempotency: { ttlSeconds: number; waitMs: number; leaseMs: number };
+  idempotency: {
+    ttlSeconds: number;
+    waitMs: number;
+    leaseMs: number;
+    /**
+     * Per API key: at most this many records and bytes (compressed record + Idempotency-Key); past
+     * either, that key's own oldest records are dropped (docs/adr/0009).
+     */
+    maxRecordsPerKey: number;
+    maxBytesPerKey: number;
+  };
   webhooks: WebhookConfig;
   storage: StorageConfig;
   imports: ImportConfig;
@@ -360,7 +378,8 @@ export function loadConfig(
       operatorToken: operatorToken || (nodeEnv === 'production' ? '' : DEV_OPERATOR_TOKEN),
       publicBaseUrl: r.url('PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
       authCacheTtlMs: r.int('AUTH_CACHE_TTL_MS', 60_000, 0, 60_000),
-      trustRequestId: r.bool('TRUST_REQUEST_ID', true),
+      // Off by default: a client could take another request's id (and its log lines). On only behind an edge that sets its own.
+      trustRequestId: r.bool('TRUST_REQUEST_ID', false),
       trustProxy: trustProxy(r.string('TRUST_PROXY', 'false')),
       authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', 60, 0, 1_000_000),
       http: {
@@ -379,6 +398,8 @@ export function loadConfig(
       ttlSeconds: r.int('IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 604_800),
       waitMs: r.int('IDEMPOTENCY_WAIT_MS', 30_000, 100, 120_000),
       leaseMs: r.int('IDEMPOTENCY_LEASE_MS', 60_000, 1_000, 600_000),
+      maxRecordsPerKey: r.int('IDEMPOTENCY_MAX_RECORDS_PER_KEY', DEFAULT_IDEMPOTENCY_MAX_RECORDS, 1, 1_000_000),
+      maxBytesPerKey: r.int('IDEMPOTENCY_MAX_BYTES_PER_KEY', DEFAULT_IDEMPOTENCY_MAX_BYTES, 1_024, 1024 * 1024 * 1024),
     },
     webhooks: webhookConfig(r, nodeEnv, serviceName),
     storage: storageConfig(r, nodeEnv, serviceName),
@@ -438,8 +459,8 @@ const REDIS_SERVICES = ['gateway', 'api-core', 'importer', 'webhook-dispatcher']
 /**
  * Redis connections (docs/adr/0027): each service logs in as its own ACL user with REDIS_USERNAME
  * and REDIS_PASSWORD (or `<NAME>_FILE`); production refuses a connection without a strong password.
- * The gateway's Idempotency-Key records may live in a Redis of their own (IDEMPOTENCY_REDIS_URL,
- * with a memory bound), each IDEMPOTENCY_REDIS_* setting defaulting to its REDIS_* counterpart.
+ * The gateway's Idempotency-Key records live in a Redis of their own (IDEMPOTENCY_REDIS_URL, with a
+ * memory bound; required in production), each IDEMPOTENCY_REDIS_* setting defaulting to its REDIS_* counterpart.
  */
 /**
  * REDIS_KEY_PREFIX: the characters docker/redis/acl.js can write into a key pattern, and no braces:
@@ -459,6 +480,12 @@ function redisConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Pick<App
     connectTimeoutMs: r.int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
   });
   const separate = r.string('IDEMPOTENCY_REDIS_URL', '') !== '';
+  if (nodeEnv === 'production' && serviceName === 'gateway' && !separate) {
+    r.problems.push(
+      'IDEMPOTENCY_REDIS_URL is required in production: Idempotency-Key records belong in a Redis of their own with maxmemory and ' +
+        'allkeys-lru, never in the noeviction Redis of the queues (docs/adr/0027, docs/scaling.md)',
+    );
+  }
   const idempotencyRedis = separate && serviceName === 'gateway' ? redisServer(r, nodeEnv, serviceName, 'IDEMPOTENCY_REDIS', redis) : redis;
   return { redis, idempotencyRedis: { ...idempotencyRedis, separate } };
 }

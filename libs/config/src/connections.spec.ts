@@ -16,6 +16,7 @@ const production = {
   NATS_USER: 'gateway',
   NATS_PASSWORD: 'nW4qLz8Tr2Xk9PbV6mHs1Jc7Fd3Gy5Ra',
   INTERNAL_SIGNING_KEY: Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + 5) & 255)).toString('base64'),
+  IDEMPOTENCY_REDIS_URL: 'redis://redis-idempotency:6379',
 };
 
 describe('Redis and Postgres credentials (docs/adr/0027)', () => {
@@ -71,6 +72,23 @@ describe('Redis and Postgres credentials (docs/adr/0027)', () => {
       password: 'other',
     });
     expect(() => loadConfig('gateway', { ...env, IDEMPOTENCY_REDIS_URL: 'http://x' })).toThrow('IDEMPOTENCY_REDIS_URL must use redis: or rediss:');
+  });
+
+  it('refuses a production gateway whose idempotency records would share the noeviction Redis of the queues', () => {
+    const shared: Record<string, string> = { ...production, REDIS_PASSWORD };
+    delete shared.IDEMPOTENCY_REDIS_URL;
+    expect(() => loadConfig('gateway', shared)).toThrow('IDEMPOTENCY_REDIS_URL is required in production');
+    // The other apps never use it.
+    expect(loadConfig('api-core', shared).idempotencyRedis.separate).toBe(false);
+    expect(loadConfig('gateway', { ...shared, NODE_ENV: 'test' }).idempotencyRedis.separate).toBe(false);
+    expect(loadConfig('gateway', { ...production, REDIS_PASSWORD }).idempotencyRedis).toMatchObject({ url: 'redis://redis-idempotency:6379', separate: true });
+  });
+
+  it('bounds each API key\'s idempotency records: 5,000 records and 16 MiB by default', () => {
+    expect(loadConfig('gateway', {}).idempotency).toMatchObject({ maxRecordsPerKey: 5_000, maxBytesPerKey: 16 * 1024 * 1024 });
+    expect(loadConfig('gateway', { IDEMPOTENCY_MAX_RECORDS_PER_KEY: '5', IDEMPOTENCY_MAX_BYTES_PER_KEY: '4096' }).idempotency).toMatchObject({ maxRecordsPerKey: 5, maxBytesPerKey: 4096 });
+    expect(() => loadConfig('gateway', { IDEMPOTENCY_MAX_RECORDS_PER_KEY: '0' })).toThrow('IDEMPOTENCY_MAX_RECORDS_PER_KEY must be an integer from 1 to 1000000 (got "0")');
+    expect(() => loadConfig('gateway', { IDEMPOTENCY_MAX_BYTES_PER_KEY: '100' })).toThrow('IDEMPOTENCY_MAX_BYTES_PER_KEY must be an integer from 1024 to 1073741824 (got "100")');
   });
 
   it('puts DATABASE_PASSWORD into the URL, requires one in production, and reads a CA for TLS', () => {

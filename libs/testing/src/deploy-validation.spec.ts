@@ -48,7 +48,7 @@ describe('deploy:validate', () => {
     expect(stdout).toMatch(new RegExp(`\\d+ services \\(profiles: observability\\), one-shots without healthcheck: ${Object.keys(ONE_SHOTS).join(', ')}\n`));
     // The connection arithmetic of docs/scaling.md.
     expect(stdout).toContain(
-      'deploy/kubernetes/base: 22 objects, Postgres connections at peak 177 (Deployment/api-core 11×10, Deployment/importer 3×12, Deployment/webhook-dispatcher 3×10, Job/debt-collection-migrate 1×1)',
+      'deploy/kubernetes/base: 26 objects, Postgres connections at peak 177 (Deployment/api-core 11×10, Deployment/importer 3×12, Deployment/webhook-dispatcher 3×10, Job/debt-collection-migrate 1×1)',
     );
     expect(existsSync(path.join(REPO_ROOT, '.env'))).toBe(hadEnv);
   });
@@ -94,7 +94,7 @@ describe('deploy:validate', () => {
     ]);
   });
 
-  it('renders an overlay of the real base and refuses a missing probe, a short grace period, a latest tag and a blown connection budget', () => {
+  it('renders an overlay of the real base and refuses a missing probe, a short grace period, a latest tag, a blown connection budget and an unbounded idempotency Redis', () => {
     const overlay = path.join(dir, 'overlay');
     const base = path.relative(overlay, path.join(REPO_ROOT, 'deploy/kubernetes/base'));
     mkdirSync(overlay);
@@ -116,6 +116,10 @@ describe('deploy:validate', () => {
         '  - target: { kind: HorizontalPodAutoscaler, name: api-core }',
         '    patch: |-',
         '      - { op: replace, path: /spec/maxReplicas, value: 40 }',
+        '  - target: { kind: StatefulSet, name: redis-idempotency }',
+        '    patch: |-',
+        '      - { op: replace, path: /spec/template/spec/containers/0/command/8, value: noeviction }',
+        '      - { op: replace, path: /spec/template/spec/containers/0/resources/limits/memory, value: 600Mi }',
       ].join('\n'),
     );
     const { status, problems } = validate(['--kustomize', overlay]);
@@ -124,6 +128,8 @@ describe('deploy:validate', () => {
       `${overlay}: Deployment/gateway: container gateway has no readinessProbe (httpGet /health/ready)`,
       `${overlay}: Deployment/gateway: terminationGracePeriodSeconds (12) must exceed SHUTDOWN_GRACE_MS plus the preStop pause (15 s): the kubelet would kill it mid-drain`,
       `${overlay}: Deployment/importer: container importer image "debt-collection-importer:latest" uses latest: name a release version or a digest`,
+      `${overlay}: StatefulSet/redis-idempotency: container redis (IDEMPOTENCY_REDIS_URL's Redis) needs --maxmemory-policy allkeys-lru (or volatile-lru): at its bound it must evict, not refuse writes`,
+      `${overlay}: StatefulSet/redis-idempotency: container redis: memory limit 600Mi must be at least a quarter above --maxmemory 512mb (AOF rewrite, fragmentation): it would be OOM-killed first`,
       `${overlay}: ConfigMap/debt-collection-config: Postgres connections at peak Deployment/api-core 41×10 + Deployment/importer 3×12 + Deployment/webhook-dispatcher 3×10 + Job/debt-collection-migrate 1×1 = 477 exceed debt-collection/postgres-connection-budget 190 (lower maxReplicas/replicas or DATABASE_POOL_SIZE, raise the server's max_connections, or pool with PgBouncer: docs/scaling.md)`,
     ]);
   });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@dc/config';
-import { generateWebhookSecret, SecretBox } from '@dc/webhooks';
+import { generateWebhookSecret, SecretBox, webhookSecretContext } from '@dc/webhooks';
 import { CONFIG } from '../tokens';
 
 /** A new webhook's secret: the `whsec_…` text, shown once, and what is stored of it. */
@@ -21,9 +21,21 @@ export class WebhookSecrets {
 
   constructor(@Inject(CONFIG) private readonly config: AppConfig) {}
 
-  issue(): IssuedSecret {
+  /** A new secret for the webhook `webhookId`, sealed for it alone (a ciphertext copied to another row does not open). */
+  issue(webhookId: string): IssuedSecret {
     const secret = generateWebhookSecret();
-    return { secret, ciphertext: this.secretBox().seal(secret) };
+    return { secret, ciphertext: this.secretBox().seal(secret, webhookSecretContext(webhookId)) };
+  }
+
+  /**
+   * The ciphertext sealed again with the current key for its webhook, when it was sealed with a
+   * previous key or before secrets were bound to their webhook (v1); null when it is current.
+   */
+  resealed(webhookId: string, ciphertext: string): string | null {
+    const box = this.secretBox();
+    if (!box.needsResealing(ciphertext)) return null;
+    const context = webhookSecretContext(webhookId);
+    return box.seal(box.open(ciphertext, context), context);
   }
 
   private secretBox(): SecretBox {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { PortfoliosModule } from '../portfolios/portfolios.module';
+import { WebhookSecretResealer } from './webhook-secret-resealer';
 import { WebhookSecrets } from './webhook-secrets';
 import { WebhooksHandlers } from './webhooks.handlers';
 import { WebhooksRepository } from './webhooks.repository';
@@ -10,6 +11,6 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [OrganizationsModule, PortfoliosModule],
   controllers: [WebhooksHandlers],
-  providers: [WebhooksService, WebhooksRepository, WebhookSecrets],
+  providers: [WebhooksService, WebhooksRepository, WebhookSecrets, WebhookSecretResealer],
 })
 export class WebhooksModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookDeliveryView, WebhookView } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { Database, isoDates, Prisma, Stored, Tx } from '@dc/database';
 
 /** A webhook as its SQL returns it: the WebhookView, timestamps still Date. */
 type WebhookRow = Stored<WebhookView, 'createdAt' | 'updatedAt'>;
@@ -9,6 +9,7 @@ type WebhookRow = Stored<WebhookView, 'createdAt' | 'updatedAt'>;
 type DeliveryRow = Stored<WebhookDeliveryView, 'nextAttemptAt' | 'createdAt' | 'completedAt'>;
 
 export interface NewWebhook {
+  id: string;
   organizationId: string;
   url: string;
   portfolioIds: string[];
@@ -64,10 +65,25 @@ export class WebhooksRepository {
     const now = new Date();
     const [row] = await this.db.client.$queryRaw<WebhookRow[]>`
       INSERT INTO webhooks AS w (id, organization_id, url, portfolio_ids, enabled, secret_ciphertext, standard_webhooks, created_at, updated_at)
-      VALUES (${newId('whk')}, ${webhook.organizationId}, ${webhook.url}, ${webhook.portfolioIds}::text[], true,
+      VALUES (${webhook.id}, ${webhook.organizationId}, ${webhook.url}, ${webhook.portfolioIds}::text[], true,
         ${webhook.secretCiphertext}, ${webhook.standardWebhooks}, ${now}, ${now})
       RETURNING ${WEBHOOK_COLUMNS}`;
     return isoDates(row);
+  }
+
+  /** Every webhook's sealed secret (deleted ones too: a redelivery may still sign with it), in id order. */
+  async secretsAfter(afterId: string | null, take: number): Promise<{ id: string; ciphertext: string }[]> {
+    const after = afterId === null ? Prisma.empty : Prisma.sql`WHERE w.id > ${afterId}`;
+    return this.db.client.$queryRaw<{ id: string; ciphertext: string }[]>`
+      SELECT w.id, w.secret_ciphertext AS ciphertext FROM webhooks w ${after} ORDER BY w.id LIMIT ${take}`;
+  }
+
+  /** Replaces each ciphertext that is still `from`; returns how many were replaced. */
+  async replaceSecrets(changes: { id: string; from: string; to: string }[]): Promise<number> {
+    return this.db.client.$executeRaw`
+      UPDATE webhooks AS w SET secret_ciphertext = c.to_text
+      FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[]) AS c(id, from_text, to_text)
+      WHERE w.id = c.id AND w.secret_ciphertext = c.from_text`;
   }
 
   /** One keyset page (limit + 1 rows, id order) of the organization's live webhooks. */

@@ -3,7 +3,7 @@ import {
   AppError, CreatedWebhookView, CreateWebhookDto, ErrorCode, ListBody, ListQueryDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import type { Transactions } from '@dc/database';
+import { newId, type Transactions } from '@dc/database';
 import { checkWebhookUrl } from '@dc/webhooks';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { PortfolioSelection } from '../portfolios/portfolio-selection';
@@ -49,8 +49,10 @@ export class WebhooksService {
     if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
     await this.checkTarget(body.url);
     const portfolioIds = await this.selection.ofOrganization(organizationId, body.portfolioIds ?? []);
-    const { secret, ciphertext } = this.secrets.issue();
+    const id = newId('whk');
+    const { secret, ciphertext } = this.secrets.issue(id);
     const webhook = await this.webhooks.insert({
+      id,
       organizationId,
       url: body.url,
       portfolioIds,

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import pino from 'pino';
 import type { FastifyRequest } from 'fastify';
+import { loadConfig } from '@dc/config';
 import { configureFastify, fastifyOptions, guarded } from './fastify-setup';
 
 /** The listener setup on a bare Fastify (no Nest): request ids, framework errors, draining. */
@@ -27,6 +28,23 @@ describe('fastify setup', () => {
     const res = await app.inject({ method: 'GET', url: '/things/a' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('a caller\'s X-Request-Id is ignored unless TRUST_REQUEST_ID says so (by default it does not)', async () => {
+    const logger = pino({ level: 'silent' });
+    const listenerWith = async (env: Record<string, string>) => {
+      const app = Fastify(fastifyOptions(loadConfig('gateway', env).gateway, logger));
+      configureFastify(app, logger);
+      app.get('/things/:id', async () => ({}));
+      await app.ready();
+      return app;
+    };
+    const headers = { 'x-request-id': 'client-trace-0001' };
+    const byDefault = await (await listenerWith({})).inject({ method: 'GET', url: '/things/a', headers });
+    expect(byDefault.statusCode).toBe(200);
+    expect(byDefault.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    const trusted = await (await listenerWith({ TRUST_REQUEST_ID: 'true' })).inject({ method: 'GET', url: '/things/a', headers });
+    expect(trusted.headers['x-request-id']).toBe('client-trace-0001');
   });
 
   it('an undecodable path or an over-long path parameter is 404 not_found in the envelope', async () => {

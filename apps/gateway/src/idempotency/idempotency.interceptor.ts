@@ -8,7 +8,7 @@ import { OutcomeUnknownError } from '@dc/transport';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { CONFIG, LOGGER } from '../tokens';
 import { requestFingerprint } from './canonical-json';
-import { IdempotencyStore, REPLAYED_HEADERS } from './idempotency.store';
+import { IdempotencyStore, RecordKeys, REPLAYED_HEADERS } from './idempotency.store';
 
 const MAX_KEY_LENGTH = 255;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -16,7 +16,8 @@ const POLL_MS = 50;
 
 /**
  * Idempotency-Key (spec: batch rule 12, imports): 1–255 characters, scoped to the API key,
- * bound to a fingerprint of method + path + canonical body, kept 24 h. Same key and request:
+ * bound to a fingerprint of method + path + canonical body, kept 24 h within the API key's quota
+ * (its oldest records make room: docs/adr/0009). Same key and request:
  * the stored response with `Idempotent-Replayed: true`, not reprocessed. Same key, different
  * request: 409 idempotency_conflict. A duplicate arriving while the first is in flight waits for
  * it (bounded) and replays; if the first fails, nothing was stored and the duplicate is processed.
@@ -42,13 +43,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
         { message: `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, path: 'Idempotency-Key' },
       ]);
     }
-    const key = this.store.key(request.caller?.apiKeyId ?? 'anonymous', header);
+    const keys = this.store.keys(request.caller?.apiKeyId ?? 'anonymous', header);
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const deadline = Date.now() + this.config.idempotency.waitMs;
 
     for (;;) {
-      const claim = await this.unlessStoreDown(() => this.store.claim(key, fingerprint));
-      if (claim.kind === 'claimed') return this.process(next, reply, key, claim.token, fingerprint);
+      const claim = await this.unlessStoreDown(() => this.store.claim(keys, fingerprint));
+      if (claim.kind === 'claimed') return this.process(next, reply, keys, claim.token, fingerprint);
       if (claim.kind === 'replay') {
         this.metrics.idempotentReplays.inc();
         void reply.status(claim.response.status).headers(claim.response.headers ?? {}).header(Header.IdempotentReplayed, 'true');
@@ -69,7 +70,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private process(next: CallHandler, reply: FastifyReply, key: string, token: string, fingerprint: string): Observable<unknown> {
+  private process(next: CallHandler, reply: FastifyReply, keys: RecordKeys, token: string, fingerprint: string): Observable<unknown> {
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
         // Stored before the response leaves, so a waiting duplicate never misses it.
@@ -77,11 +78,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // The request has run: its answer goes out even when Redis went away meanwhile. A 500 (or a
           // 503) would make the client retry with the same key, wait out the claim's lease and run the
           // request again (fault suite, docs/adr/0028); unstored, a later replay runs it again instead.
-          await this.store.complete(key, token, fingerprint, { status: reply.statusCode, body, headers: replayedHeaders(reply) }).catch((err: unknown) => {
-            this.logger.warn({ err: (err as Error)?.message }, 'idempotency record not stored: answered without it');
-          });
+          await this.store.complete(keys, token, fingerprint, { status: reply.statusCode, body, headers: replayedHeaders(reply) }).then(
+            (dropped) => this.metrics.idempotencyRecordsDropped.inc(dropped),
+            (err: unknown) => this.logger.warn({ err: (err as Error)?.message }, 'idempotency record not stored: answered without it'),
+          );
         } else {
-          await this.store.release(key, token);
+          await this.store.release(keys, token);
         }
         return body;
       }),
@@ -89,7 +91,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         // api-core may still be running the request: keep the claim until its lease ends, so a
         // retry with this key waits (or hears "still being processed") instead of running it twice.
         if (err instanceof OutcomeUnknownError) return throwError(() => err);
-        return from(this.store.release(key, token).catch(() => undefined)).pipe(mergeMap(() => throwError(() => err)));
+        return from(this.store.release(keys, token).catch(() => undefined)).pipe(mergeMap(() => throwError(() => err)));
       }),
     );
   }

@@ -11,8 +11,8 @@ const CORE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 /**
  * Prometheus metrics of the gateway, served at GET /metrics on the operator listener
  * (docs/observability.md): HTTP latency by listener, method, route template and status; the NATS
- * round trip to api-core by pattern and outcome; rate-limit refusals; idempotent replays; the
- * process defaults.
+ * round trip to api-core by pattern and outcome; rate-limit refusals; idempotent replays and records
+ * dropped for an API key's quota; the process defaults.
  */
 export class GatewayMetrics {
   readonly registry = createMetricsRegistry();
@@ -48,6 +48,12 @@ export class GatewayMetrics {
   readonly idempotentReplays = new Counter({
     name: 'gateway_idempotent_replays_total',
     help: 'Responses replayed from an Idempotency-Key record.',
+    registers: [this.registry],
+  });
+
+  readonly idempotencyRecordsDropped = new Counter({
+    name: 'gateway_idempotency_records_dropped_total',
+    help: "Idempotency-Key records dropped, oldest first, to keep an API key within its quota (IDEMPOTENCY_MAX_RECORDS_PER_KEY, IDEMPOTENCY_MAX_BYTES_PER_KEY): a retry with one of those keys runs again.",
     registers: [this.registry],
   });
 

@@ -3,7 +3,7 @@ import { Inject } from '@nestjs/common';
 import { DeliveryJob, WEBHOOK_DELIVERIES_QUEUE } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import { runInJobContext, type Logger } from '@dc/observability';
-import { AttemptOutcome, SecretBox, WebhookHttpClient } from '@dc/webhooks';
+import { AttemptOutcome, SecretBox, WebhookHttpClient, webhookSecretContext } from '@dc/webhooks';
 import { DelayedError, Job } from 'bullmq';
 import { CONFIG, LOGGER } from '../dispatcher.tokens';
 import { DispatcherMetrics } from '../metrics/dispatcher-metrics';
@@ -71,7 +71,7 @@ export class DeliveryProcessor extends WorkerHost {
       minPostponeMs: MIN_POSTPONE_MS,
       maxPostponeMs: MAX_POSTPONE_MS,
     });
-    this.secrets = new SecretCache((ciphertext) => secretBox.open(ciphertext), { ttlMs: SECRET_TTL_MS, maxEntries: SECRET_CACHE_ENTRIES });
+    this.secrets = new SecretCache((ciphertext, webhookId) => secretBox.open(ciphertext, webhookSecretContext(webhookId)), { ttlMs: SECRET_TTL_MS, maxEntries: SECRET_CACHE_ENTRIES });
   }
 
   /** Requests in flight allowed to one slow / one prompt webhook in this process. */

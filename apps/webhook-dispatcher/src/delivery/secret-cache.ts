@@ -15,7 +15,7 @@ export class SecretCache {
   private readonly now: () => number;
 
   constructor(
-    private readonly open: (ciphertext: string) => string,
+    private readonly open: (ciphertext: string, webhookId: string) => string,
     private readonly options: SecretCacheOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -27,7 +27,7 @@ export class SecretCache {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.secret;
     if (hit) this.entries.delete(key);
-    const secret = this.open(ciphertext);
+    const secret = this.open(ciphertext, webhookId);
     while (this.entries.size >= this.options.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;

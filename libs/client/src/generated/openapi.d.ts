@@ -1801,7 +1801,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409. */
+                /** @description Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409. Each API key keeps its newest 5,000 records and 16 MiB of them: past either, its own oldest are dropped first, and a retry with a dropped key runs again. Even at the full rate limit the last ~16 minutes replay. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -1868,7 +1868,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409. */
+                /** @description Replays the stored 2xx response for 24 h (per API key); another body or portfolio with the same key: 409. Each API key keeps its newest 5,000 records and 16 MiB of them: past either, its own oldest are dropped first, and a retry with a dropped key runs again. Even at the full rate limit the last ~16 minutes replay. */
                 "Idempotency-Key"?: string;
             };
             path: {
