@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@dc/observability';
 import { LOGGER } from '../tokens';
 import { WebhookSecrets } from './webhook-secrets';
@@ -8,22 +8,18 @@ import { WebhooksRepository } from './webhooks.repository';
 const PAGE = 500;
 
 /**
- * At start-up, in the background: every webhook secret sealed with a previous WEBHOOK_SECRET_KEY, or
+ * Run by api-core's main once it serves, in the background: every webhook secret sealed with a previous WEBHOOK_SECRET_KEY, or
  * before secrets were bound to their webhook (v1, docs/adr/0020), is sealed again with the current
  * key for its webhook. Each page is one UPDATE that replaces a ciphertext only if it is still the one
  * read, so replicas starting together, or an operator changing a webhook meanwhile, lose nothing.
  */
 @Injectable()
-export class WebhookSecretResealer implements OnApplicationBootstrap {
+export class WebhookSecretResealer {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly secrets: WebhookSecrets,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  onApplicationBootstrap(): void {
-    void this.resealAll().catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'webhook secrets not resealed; the next start tries again'));
-  }
 
   /** Returns how many secrets were sealed again. */
   async resealAll(): Promise<number> {
