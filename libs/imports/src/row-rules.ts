@@ -104,9 +104,6 @@ const MAX_PAYMENT_SCALED = BigInt(Math.round(MAX_AMOUNT * 10_000));
 /** POST /v1/payments' limits on the payment's texts. */
 const PAYMENT_LIMITS = { externalId: 128, reference: 255 } as const;
 
-/** U+FFFD (what the UTF-8 decoder leaves for bytes that are not UTF-8) and U+0000, which Postgres text cannot hold. */
-const UNSTORABLE = /[\uFFFD\u0000]/;
-
 const BOOLEANS: Record<string, boolean> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 
 export const RowMessages = {
@@ -176,9 +173,11 @@ export class RowRules {
     for (const [field, index] of this.mapped) {
       const value = record[index].trim();
       if (value === '') continue;
-      if (UNSTORABLE.test(value)) {
+      // U+FFFD: what the UTF-8 decoder leaves for bytes that are not UTF-8; U+0000: what Postgres text cannot hold.
+      const notUtf8 = value.includes('\uFFFD');
+      if (notUtf8 || value.includes('\u0000')) {
         this.unreadable[field] = true;
-        this.issue(IMPORT_FIELDS[field], value.includes('\uFFFD') ? RowMessages.notUtf8 : RowMessages.nul);
+        this.issue(IMPORT_FIELDS[field], notUtf8 ? RowMessages.notUtf8 : RowMessages.nul);
       } else this.cells[field] = value;
     }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookDeliveryView, WebhookView } from '@dc/contracts';
-import { Database, isoDates, Prisma, Stored, Tx } from '@dc/database';
+import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
 
 /** A webhook as its SQL returns it: the WebhookView, timestamps still Date. */
 type WebhookRow = Stored<WebhookView, 'createdAt' | 'updatedAt'>;
@@ -60,6 +60,11 @@ const FINISHED = ['succeeded', 'failed', 'cancelled'];
 @Injectable()
 export class WebhooksRepository {
   constructor(private readonly db: Database) {}
+
+  /** A new webhook's id, known before its insert: its secret is sealed for it. */
+  newId(): string {
+    return newId('whk');
+  }
 
   async insert(webhook: NewWebhook): Promise<WebhookView> {
     const now = new Date();

@@ -3,7 +3,7 @@ import {
   AppError, CreatedWebhookView, CreateWebhookDto, ErrorCode, ListBody, ListQueryDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import { newId, type Transactions } from '@dc/database';
+import type { Transactions } from '@dc/database';
 import { checkWebhookUrl } from '@dc/webhooks';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { PortfolioSelection } from '../portfolios/portfolio-selection';
@@ -49,7 +49,7 @@ export class WebhooksService {
     if (!(await this.organizations.findById(organizationId))) throw AppError.notFound('organization');
     await this.checkTarget(body.url);
     const portfolioIds = await this.selection.ofOrganization(organizationId, body.portfolioIds ?? []);
-    const id = newId('whk');
+    const id = this.webhooks.newId();
     const { secret, ciphertext } = this.secrets.issue(id);
     const webhook = await this.webhooks.insert({
       id,
