@@ -115,8 +115,8 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
       }
     }
     const smallPortfolioIds = (prefix: string) => smallPortfolioDebtors.map((d) => `${prefix}_${d.slice(4)}`);
-    expect(await walk((after) => calls.listReachable(A, {}, after, 51))).toEqual(smallPortfolioIds('call'));
-    expect(await walk((after) => payments.listReachable(A, {}, after, 51))).toEqual(smallPortfolioIds('pay'));
+    expect(await walk(async (after) => (await calls.listReachable(A, {}, after, 51)).rows)).toEqual(smallPortfolioIds('call'));
+    expect(await walk(async (after) => (await payments.listReachable(A, {}, after, 51)).rows)).toEqual(smallPortfolioIds('pay'));
   });
 
   it('debtor page walks return every readable debtor of the organization exactly once, in id order', async () => {
@@ -130,7 +130,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
 
   it('debt page walks return every readable debt exactly once; by-id reads respect reach', async () => {
     const repo = new DebtsRepository(database);
-    expect(await walk((after) => repo.listReachable(A, {}, after, 51))).toEqual(aDebtors.map((d) => `debt_${d.slice(4)}`));
+    expect(await walk(async (after) => (await repo.listReachable(A, {}, after, 51)).rows)).toEqual(aDebtors.map((d) => `debt_${d.slice(4)}`));
     expect((await repo.findReachable(A, id('debt', 6)))?.debtorId).toBe(id('dbt', 6));
     expect(await repo.findReachable(A, id('debt', 3))).toBeNull(); // organization B's
     expect(await repo.findReachable(A, id('debt', 2))).toBeNull(); // its debtor is deleted

@@ -1,4 +1,4 @@
-import { AuthContext } from '@dc/contracts';
+import { AuthContext, MAX_ROWS_EXAMINED_PER_PAGE } from '@dc/contracts';
 import { Prisma } from '@dc/database';
 import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
 import { Client } from 'pg';
@@ -9,7 +9,7 @@ import { callByIdSql, callsPageSql } from '../src/calls/calls.repository';
 import { paymentByIdSql, paymentsPageSql } from '../src/payments/payments.repository';
 import { promisesPageSql } from '../src/promises/promises.repository';
 import { campaignByIdSql, campaignsPageSql } from '../src/campaigns/campaigns.repository';
-import { planBuffers } from './plan-buffers';
+import { planCost } from './plan-buffers';
 
 /**
  * Issue 13 item 1 (docs/adr/0023): every list and by-id read keeps its plan whatever the planner's
@@ -23,9 +23,15 @@ import { planBuffers } from './plan-buffers';
  * - STALE: analysed, then a second portfolio loaded and read (its id is in no histogram);
  * - FRESH: analysed after both loads.
  *
+ * Issue 34 item 4 (docs/adr/0042) adds the rows each page examines: a page whose filters are all
+ * served by its index examines at most the page size per scan; one with a filter that is not (a
+ * second filter, `from`/`to`) at most MAX_ROWS_EXAMINED_PER_PAGE — filters that match nothing,
+ * match a sliver or match everything, over one portfolio or every reachable one. Before it, a
+ * `from` past every row read the whole portfolio: 40,120 calls, 20,004 payments per page.
+ *
  * Portfolio B has 10,000 debtors, not 20,000: the stale-statistics trap needs only a portfolio many
  * pages long that the statistics have never seen (a plan that reads it whole reads 10,000 debtors
- * instead of 51), and it halves the second load. The whole file runs in ~35 s here (loading ~30 s).
+ * instead of 51), and it halves the second load. The whole file runs in ~45 s here (loading ~30 s).
  *
  * Measured with this file (worst page of each read over the 3 states × 2 plans × 2 pages, shared
  * buffers hit + read), at the previous commit's indexes and SQL → with migration
@@ -73,7 +79,11 @@ interface Case {
   sql: (after: string | null) => Prisma.Sql;
   /** The cursor of the deep page; null for by-id reads. */
   deep: string | null;
+  /** Shared buffers per page. */
   bound: number;
+  /** The table whose examined rows are counted, and their bound per page. */
+  table: Table;
+  examined: number;
 }
 
 interface Measure {
@@ -83,6 +93,8 @@ interface Measure {
   plan: 'custom' | 'generic';
   buffers: number;
   bound: number;
+  examined: number;
+  examinedBound: number;
 }
 
 const DAY = 86_400_000;
@@ -122,14 +134,15 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
   }
 
   function printTable(): void {
-    const rows = new Map<string, Record<string, number>>();
+    const rows = new Map<string, Record<string, string>>();
     for (const m of measures) {
       const key = `${m.name} | ${m.page}`;
       const row = rows.get(key) ?? {};
-      row[`${m.state} ${m.plan}`] = m.buffers;
+      row[`${m.state} ${m.plan}`] = `${m.buffers} / ${m.examined}`;
       rows.set(key, row);
     }
     const columns = [...new Set(measures.map((m) => `${m.state} ${m.plan}`))];
+    // Each cell: buffers / rows examined.
     const lines = [`| read | page | ${columns.join(' | ')} |`, `|---|---|${columns.map(() => '---:').join('|')}|`];
     for (const [key, row] of rows) lines.push(`| ${key} | ${columns.map((c) => row[c] ?? '').join(' | ')} |`);
     console.log(lines.join('\n'));
@@ -246,8 +259,8 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS u(id, d, c, dir, st, t)`,
       [pf, calls.map((c) => c.id), calls.map((c) => c.d), calls.map((c) => c.campaign), calls.map((c) => c.direction), calls.map((c) => c.status), calls.map((c) => c.t)],
     );
-    // Payments: one per four debtors, plus 4 of the busy debtor; business dates spread over 60 days.
-    const payDebtors = [...debtorIds.filter((_, k) => k % 4 === 1), busy, busy, busy, busy];
+    // Payments: one per debtor, plus 4 of the busy debtor; business dates spread over 60 days.
+    const payDebtors = [...debtorIds, busy, busy, busy, busy];
     const payments = payDebtors.map((d, k) => {
       const t = at((k * 104729) % payDebtors.length, payDebtors.length);
       return { id: `pay_${ulid(t)}`, d, t: new Date(t), date: new Date(t - ((k * 13) % 5) * DAY).toISOString().slice(0, 10) };
@@ -298,7 +311,10 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
 
   // ---------------------------------------------------------------- measuring
 
-  /** Every read the repositories send for one portfolio, with the bound on its buffers per page. */
+  /**
+   * Every read the repositories send for one portfolio, every filter and every kind of combination,
+   * with the bounds of a page: its buffers, and the rows it examines.
+   */
   function casesFor(s: Sample): Case[] {
     const pf = s.pf;
     // Per scan of a page (51 rows): a debtor costs ~8 buffers with its phones and emails, a debt ~6
@@ -311,53 +327,87 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
     const PAGE = 150;
     // A row by id, or a debtor's few rows.
     const BY_ID = 40;
+    // Rows examined: an index-served page at most the page (51 rows) per scan; a capped one the cap.
+    const SERVED = TAKE;
+    const CAPPED = MAX_ROWS_EXAMINED_PER_PAGE;
+    // A capped page that examines the cap: ~40 heap pages where ~60 calls or payments of the
+    // portfolio share one, one per row where they do not (a campaign's calls here: ~340), plus
+    // the index pages (docs/adr/0042).
+    const CAPPED_PAGE = CAPPED + 100;
     const windowFrom = new Date(Date.now() - 61 * DAY);
     const windowTo = new Date(Date.now() + DAY);
+    // One day in the middle of the 60: a sliver (1/60) of the calls and payments, none past the deep cursor.
+    const dayFrom = new Date(Date.now() - 30 * DAY);
+    const dayTo = new Date(dayFrom.getTime() + DAY - 1);
+    const day = dayFrom.toISOString().slice(0, 10);
+    const never = { from: new Date('9999-01-01T00:00:00Z') };
+    const of = (table: Table) => (name: string, sql: Case['sql'], deep: string | null, bound: number, examined = SERVED): Case => ({ name, sql, deep, bound, table, examined });
+    const [debtors, debts, calls, payments, promises] = (['debtors', 'debts', 'calls', 'payments', 'promises'] as const).map(of);
+    // The test's 24 campaigns fit a heap page: analysed, the planner reads the table (Seq Scan), once per scan.
+    const campaigns = (name: string, sql: Case['sql'], deep: string | null, bound: number, scans = 1) => of('campaigns')(name, sql, deep, bound, scans * SERVED);
     return [
-      { name: 'debtors', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
-      { name: 'debtors, every reachable portfolio', sql: (a) => reachableDebtorsSql(auth, {}, a, TAKE), deep: s.deep.debtors, bound: TWO_DEBTOR_SCANS },
-      { name: 'debtors status=active', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['active'] }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
-      { name: 'debtors status=deceased (0.2 %)', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['deceased'] }, a, TAKE), deep: s.deep.debtors, bound: DEBTOR_PAGE },
-      { name: 'debtors status=settled,unreachable', sql: (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['settled', 'unreachable'] }, a, TAKE), deep: s.deep.debtors, bound: TWO_DEBTOR_SCANS },
-      { name: 'debtor by id', sql: () => reachableDebtorsSql(auth, { id: s.debtor }, null, 1), deep: null, bound: BY_ID },
-      { name: 'debts', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
-      { name: 'debts status=paid', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'paid' }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
-      { name: 'debts status=cancelled (0.5 %)', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'cancelled' }, a, TAKE), deep: s.deep.debts, bound: DEBT_PAGE },
-      { name: 'debts debtorId', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor }, a, TAKE), deep: s.deep.debts, bound: BY_ID },
-      { name: 'debts debtorId status=paid', sql: (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor, status: 'paid' }, a, TAKE), deep: s.deep.debts, bound: BY_ID },
-      { name: 'debt by id', sql: () => reachableDebtsSql(auth, { id: s.debt }, null, 1), deep: null, bound: BY_ID },
-      { name: 'calls', sql: (a) => callsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls debtorId (120 calls)', sql: (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.busyDebtorCallCursor, bound: PAGE },
-      { name: 'calls campaignId (biggest)', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.bigCampaign }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls campaignId', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls campaignId status=completed', sql: (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign, statuses: ['completed'] }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls debtorId status=completed', sql: (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['completed'] }, a, TAKE), deep: s.busyDebtorCallCursor, bound: PAGE },
-      { name: 'calls status=completed,no_answer', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed', 'no_answer'] }, a, TAKE), deep: s.deep.calls, bound: 2 * PAGE },
-      { name: 'calls status=in_progress (0.4 %)', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['in_progress'] }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls direction=inbound (5 %)', sql: (a) => callsPageSql(auth, { portfolioId: pf, direction: 'inbound' }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls status=completed direction=inbound', sql: (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed'], direction: 'inbound' }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'calls from/to (window holding every call)', sql: (a) => callsPageSql(auth, { portfolioId: pf, from: windowFrom, to: windowTo }, a, TAKE), deep: s.deep.calls, bound: PAGE },
-      { name: 'call by id', sql: () => callByIdSql(auth, s.call), deep: null, bound: BY_ID },
-      { name: 'payments', sql: (a) => paymentsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.payments, bound: PAGE },
-      { name: 'payments debtorId', sql: (a) => paymentsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.deep.payments, bound: BY_ID },
-      { name: 'payments from/to (window holding every payment)', sql: (a) => paymentsPageSql(auth, { portfolioId: pf, from: '2026-01-01', to: '2027-01-01' }, a, TAKE), deep: s.deep.payments, bound: PAGE },
-      { name: 'payment by id', sql: () => paymentByIdSql(auth, s.payment), deep: null, bound: BY_ID },
-      { name: 'promises', sql: (a) => promisesPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.promises, bound: PAGE },
-      { name: 'promises debtorId', sql: (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), deep: s.deep.promises, bound: BY_ID },
-      { name: 'promises debtorId status=pending', sql: (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['pending'] }, a, TAKE), deep: s.deep.promises, bound: BY_ID },
-      { name: 'promises status=cancelled (5 %)', sql: (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['cancelled'] }, a, TAKE), deep: s.deep.promises, bound: PAGE },
-      { name: 'promises status=pending,broken', sql: (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['pending', 'broken'] }, a, TAKE), deep: s.deep.promises, bound: 2 * PAGE },
-      { name: 'campaigns', sql: (a) => campaignsPageSql(auth, { portfolioId: pf }, a, TAKE), deep: s.deep.campaigns, bound: BY_ID },
-      { name: 'campaigns status=active', sql: (a) => campaignsPageSql(auth, { portfolioId: pf, statuses: ['active'] }, a, TAKE), deep: s.deep.campaigns, bound: BY_ID },
-      { name: 'campaign by id', sql: () => campaignByIdSql(auth, s.campaign), deep: null, bound: BY_ID },
+      debtors('debtors', (a) => reachableDebtorsSql(auth, { portfolioId: pf }, a, TAKE), s.deep.debtors, DEBTOR_PAGE),
+      debtors('debtors, every reachable portfolio', (a) => reachableDebtorsSql(auth, {}, a, TAKE), s.deep.debtors, TWO_DEBTOR_SCANS, 2 * SERVED),
+      debtors('debtors status=active', (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['active'] }, a, TAKE), s.deep.debtors, DEBTOR_PAGE),
+      debtors('debtors status=deceased (0.2 %)', (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['deceased'] }, a, TAKE), s.deep.debtors, DEBTOR_PAGE),
+      debtors('debtors status=settled,unreachable', (a) => reachableDebtorsSql(auth, { portfolioId: pf, status: ['settled', 'unreachable'] }, a, TAKE), s.deep.debtors, TWO_DEBTOR_SCANS, 2 * SERVED),
+      debtors('debtor by id', () => reachableDebtorsSql(auth, { id: s.debtor }, null, 1), null, BY_ID, 1),
+      debts('debts', (a) => reachableDebtsSql(auth, { portfolioId: pf }, a, TAKE), s.deep.debts, DEBT_PAGE),
+      debts('debts, every reachable portfolio', (a) => reachableDebtsSql(auth, {}, a, TAKE), s.deep.debts, 2 * DEBT_PAGE, 2 * SERVED),
+      debts('debts status=paid', (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'paid' }, a, TAKE), s.deep.debts, DEBT_PAGE),
+      debts('debts status=cancelled (0.5 %)', (a) => reachableDebtsSql(auth, { portfolioId: pf, status: 'cancelled' }, a, TAKE), s.deep.debts, DEBT_PAGE),
+      debts('debts debtorId', (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor }, a, TAKE), s.deep.debts, BY_ID),
+      debts('debts debtorId status=paid', (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor, status: 'paid' }, a, TAKE), s.deep.debts, BY_ID, CAPPED),
+      debts('debts debtorId status=cancelled (none)', (a) => reachableDebtsSql(auth, { portfolioId: pf, debtorId: s.debtor, status: 'cancelled' }, a, TAKE), s.deep.debts, BY_ID, CAPPED),
+      debts('debt by id', () => reachableDebtsSql(auth, { id: s.debt }, null, 1), null, BY_ID, 1),
+      calls('calls', (a) => callsPageSql(auth, { portfolioId: pf }, a, TAKE), s.deep.calls, PAGE),
+      calls('calls, every reachable portfolio', (a) => callsPageSql(auth, {}, a, TAKE), s.deep.calls, 2 * PAGE, 2 * SERVED),
+      calls('calls debtorId (120 calls)', (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), s.busyDebtorCallCursor, PAGE),
+      calls('calls campaignId (biggest)', (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.bigCampaign }, a, TAKE), s.deep.calls, PAGE),
+      calls('calls campaignId', (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign }, a, TAKE), s.deep.calls, PAGE),
+      calls('calls status=completed,no_answer', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed', 'no_answer'] }, a, TAKE), s.deep.calls, 2 * PAGE, 2 * SERVED),
+      calls('calls status=in_progress (0.4 %)', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['in_progress'] }, a, TAKE), s.deep.calls, PAGE),
+      calls('calls direction=inbound (5 %)', (a) => callsPageSql(auth, { portfolioId: pf, direction: 'inbound' }, a, TAKE), s.deep.calls, PAGE),
+      calls('calls campaignId status=completed', (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.campaign, statuses: ['completed'] }, a, TAKE), s.deep.calls, PAGE, CAPPED),
+      calls('calls campaignId direction=inbound (none)', (a) => callsPageSql(auth, { portfolioId: pf, campaignId: s.bigCampaign, direction: 'inbound' }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls debtorId status=completed', (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['completed'] }, a, TAKE), s.busyDebtorCallCursor, PAGE, CAPPED),
+      calls('calls status=completed direction=inbound', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed'], direction: 'inbound' }, a, TAKE), s.deep.calls, PAGE, CAPPED),
+      calls('calls status=in_progress direction=inbound (0.02 %)', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['in_progress'], direction: 'inbound' }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls status=completed,no_answer direction=inbound', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed', 'no_answer'], direction: 'inbound' }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls from/to (window holding every call)', (a) => callsPageSql(auth, { portfolioId: pf, from: windowFrom, to: windowTo }, a, TAKE), s.deep.calls, PAGE, CAPPED),
+      calls('calls from/to (one day of 60)', (a) => callsPageSql(auth, { portfolioId: pf, from: dayFrom, to: dayTo }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls from=9999-01-01 (none)', (a) => callsPageSql(auth, { portfolioId: pf, ...never }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls to=2000-01-01 (none)', (a) => callsPageSql(auth, { portfolioId: pf, to: new Date('2000-01-01T23:59:59.999Z') }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls from=9999-01-01, every reachable portfolio', (a) => callsPageSql(auth, never, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('calls debtorId from=9999-01-01', (a) => callsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, ...never }, a, TAKE), s.busyDebtorCallCursor, PAGE, CAPPED),
+      calls('calls status=completed from=9999-01-01', (a) => callsPageSql(auth, { portfolioId: pf, statuses: ['completed'], ...never }, a, TAKE), s.deep.calls, CAPPED_PAGE, CAPPED),
+      calls('call by id', () => callByIdSql(auth, s.call), null, BY_ID, 1),
+      payments('payments', (a) => paymentsPageSql(auth, { portfolioId: pf }, a, TAKE), s.deep.payments, PAGE),
+      payments('payments, every reachable portfolio', (a) => paymentsPageSql(auth, {}, a, TAKE), s.deep.payments, 2 * PAGE, 2 * SERVED),
+      payments('payments debtorId', (a) => paymentsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), s.deep.payments, BY_ID),
+      payments('payments from/to (window holding every payment)', (a) => paymentsPageSql(auth, { portfolioId: pf, from: '2026-01-01', to: '2027-01-01' }, a, TAKE), s.deep.payments, PAGE, CAPPED),
+      payments('payments from=to (one day of 60)', (a) => paymentsPageSql(auth, { portfolioId: pf, from: day, to: day }, a, TAKE), s.deep.payments, CAPPED_PAGE, CAPPED),
+      payments('payments from=9999-01-01 (none)', (a) => paymentsPageSql(auth, { portfolioId: pf, from: '9999-01-01' }, a, TAKE), s.deep.payments, CAPPED_PAGE, CAPPED),
+      payments('payments to=2000-01-01 (none)', (a) => paymentsPageSql(auth, { portfolioId: pf, to: '2000-01-01' }, a, TAKE), s.deep.payments, CAPPED_PAGE, CAPPED),
+      payments('payments from=9999-01-01, every reachable portfolio', (a) => paymentsPageSql(auth, { from: '9999-01-01' }, a, TAKE), s.deep.payments, CAPPED_PAGE, CAPPED),
+      payments('payments debtorId from=9999-01-01', (a) => paymentsPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, from: '9999-01-01' }, a, TAKE), s.deep.payments, BY_ID, CAPPED),
+      payments('payment by id', () => paymentByIdSql(auth, s.payment), null, BY_ID, 1),
+      promises('promises', (a) => promisesPageSql(auth, { portfolioId: pf }, a, TAKE), s.deep.promises, PAGE),
+      promises('promises, every reachable portfolio', (a) => promisesPageSql(auth, {}, a, TAKE), s.deep.promises, 2 * PAGE, 2 * SERVED),
+      promises('promises debtorId', (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor }, a, TAKE), s.deep.promises, BY_ID),
+      promises('promises status=cancelled (5 %)', (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['cancelled'] }, a, TAKE), s.deep.promises, PAGE),
+      promises('promises status=pending,broken', (a) => promisesPageSql(auth, { portfolioId: pf, statuses: ['pending', 'broken'] }, a, TAKE), s.deep.promises, 2 * PAGE, 2 * SERVED),
+      promises('promises debtorId status=pending', (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['pending'] }, a, TAKE), s.deep.promises, BY_ID, CAPPED),
+      promises('promises debtorId status=cancelled,partial', (a) => promisesPageSql(auth, { portfolioId: pf, debtorId: s.busyDebtor, statuses: ['cancelled', 'partial'] }, a, TAKE), s.deep.promises, BY_ID, CAPPED),
+      campaigns('campaigns', (a) => campaignsPageSql(auth, { portfolioId: pf }, a, TAKE), s.deep.campaigns, BY_ID),
+      campaigns('campaigns status=active', (a) => campaignsPageSql(auth, { portfolioId: pf, statuses: ['active'] }, a, TAKE), s.deep.campaigns, BY_ID),
+      campaigns('campaigns status=active,paused, every reachable portfolio', (a) => campaignsPageSql(auth, { statuses: ['active', 'paused'] }, a, TAKE), s.deep.campaigns, BY_ID, 4),
+      campaigns('campaign by id', () => campaignByIdSql(auth, s.campaign), null, BY_ID),
     ];
   }
 
-  /** Shared buffers (hit + read) of one execution, planned as Postgres plans a prepared statement in `mode`. */
-  const buffers = (statement: Prisma.Sql, mode: 'custom' | 'generic') => planBuffers(client, statement, `force_${mode}_plan`);
-
   /**
-   * Measures every case of the portfolio; returns the pages over their bound. Each page is read
+   * Measures every case of the portfolio; returns the pages over a bound. Each page is read
    * once first: the first index scan over the rows a mass update left dead (the retired debtors)
    * visits them and marks their index entries dead, once, until VACUUM removes them — a cost of
    * the update, met by whichever read comes first, not of the plan.
@@ -372,9 +422,10 @@ describe('query plans independent of statistics (issue 13, docs/adr/0023)', () =
     for (const c of cases) {
       for (const page of c.deep === null ? (['first'] as const) : (['first', 'deep'] as const)) {
         for (const plan of ['custom', 'generic'] as const) {
-          const m = { state, name: c.name, page, plan, buffers: await buffers(c.sql(page === 'first' ? null : c.deep), plan), bound: c.bound };
+          const cost = await planCost(client, c.sql(page === 'first' ? null : c.deep), `force_${plan}_plan`, c.table);
+          const m = { state, name: c.name, page, plan, ...cost, bound: c.bound, examinedBound: c.examined };
           measures.push(m);
-          if (m.buffers > m.bound) over.push(m);
+          if (m.buffers > m.bound || m.examined > m.examinedBound) over.push(m);
         }
       }
     }

@@ -1,4 +1,5 @@
 import { ERROR_CODES, ERROR_HTTP_STATUS, ErrorCode } from '@dc/contracts';
+import { MAX_ROWS_EXAMINED_TEXT } from '../src/routes/capped-scan-doc';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -7,9 +8,10 @@ import path from 'node:path';
  * `info.description`, where Redoc renders each `#` heading as a section before the endpoints. Read
  * from the source tree (like the contracts), so the build needs to copy nothing.
  *
- * Two placeholders keep the prose true to the code: `{{error-codes}}` becomes the table of the closed
- * code list (ERROR_CODES, with their HTTP statuses) and `{{sample:<file>}}` the text of a file in
- * guides/samples — the very files the unit tests run (webhook-samples.spec.ts).
+ * Placeholders keep the prose true to the code: `{{error-codes}}` becomes the table of the closed
+ * code list (ERROR_CODES, with their HTTP statuses), `{{sample:<file>}}` the text of a file in
+ * guides/samples — the very files the unit tests run (webhook-samples.spec.ts) — and
+ * `{{max-rows-examined}}` the most rows a list page examines (MAX_ROWS_EXAMINED_PER_PAGE).
  */
 export function readGuides(dir: string): string {
   const files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
@@ -17,7 +19,8 @@ export function readGuides(dir: string): string {
     .map((file) => readFileSync(path.join(dir, file), 'utf8').trim())
     .join('\n\n')
     .replace(/\{\{sample:([\w.-]+)\}\}/g, (_, name: string) => readFileSync(path.join(dir, 'samples', name), 'utf8').trim())
-    .replace('{{error-codes}}', errorCodeTable());
+    .replace('{{error-codes}}', errorCodeTable())
+    .replaceAll('{{max-rows-examined}}', MAX_ROWS_EXAMINED_TEXT);
 }
 
 /** When each code is answered; a code added to ErrorCode without a line here does not compile. */

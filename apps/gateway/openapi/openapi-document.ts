@@ -112,7 +112,7 @@ export function buildOpenApiDocument(options: {
           type: 'object',
           required: ['hasMore', 'limit', 'nextCursor'],
           properties: {
-            hasMore: { type: 'boolean' },
+            hasMore: { type: 'boolean', description: 'More items may follow: read on with nextCursor. A page may hold fewer than limit items, even none, and still have more.' },
             limit: { type: 'integer', minimum: 1, maximum: 100 },
             nextCursor: { type: ['string', 'null'], description: 'Send back exactly as received; null when hasMore is false.' },
           },

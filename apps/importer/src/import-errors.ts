@@ -31,6 +31,26 @@ export class NothingToReplaceError extends ImportFileError {
   }
 }
 
+/**
+ * Another organization's import waits with an earlier place (docs/adr/0043): the run ends after its
+ * current chunk, cleanly, and the job goes back to the queue behind it.
+ */
+export class ImportYielded extends ImportInterrupted {
+  constructor() {
+    super();
+    this.message = 'the import yields to another organization';
+    this.name = 'ImportYielded';
+  }
+}
+
+/** The import's organization already runs IMPORT_MAX_RUNNING_PER_ORGANIZATION imports: the job is postponed. */
+export class OrganizationBusy extends Error {
+  constructor() {
+    super("the organization's share of the importers is in use");
+    this.name = 'OrganizationBusy';
+  }
+}
+
 /** An operator cancelled the import (its row is already failed, reason `cancelled`): the run stops, its current chunk rolled back. */
 export class ImportCancelled extends Error {
   constructor() {

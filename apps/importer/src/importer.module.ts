@@ -17,6 +17,7 @@ import { MergeRepository } from './merging/merge.repository';
 import { FileReader } from './reading/file-reader';
 import { StagingRepository } from './reading/staging.repository';
 import { ImportRecovery } from './recovery/import-recovery';
+import { ImportFairness } from './scheduling/import-fairness';
 import { UploadSweeper } from './recovery/upload-sweeper';
 import { RunImportUseCase } from './run-import.usecase';
 
@@ -56,6 +57,7 @@ export class ImporterModule {
         RunImportUseCase,
         ImportsProcessor,
         ImportRecovery,
+        ImportFairness,
         UploadSweeper,
         Importer,
       ],

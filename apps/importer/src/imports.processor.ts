@@ -1,10 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
+import { importJobPriority } from '@dc/imports';
 import type { AppConfig } from '@dc/config';
 import { runInJobContext, type Logger } from '@dc/observability';
 import { DelayedError, Job } from 'bullmq';
-import { ImportInterrupted } from './import-errors';
+import { ImportInterrupted, ImportYielded, OrganizationBusy } from './import-errors';
 import { CONFIG, LOGGER } from './importer.tokens';
 import { ImporterMetrics, ImportRunOutcome } from './metrics/importer-metrics';
 import { ImportAttemptFailed, ImportBusy, RunImportUseCase } from './run-import.usecase';
@@ -32,6 +33,8 @@ const RETRY_MS = 5_000;
 const MAX_RETRY_MS = 600_000;
 /** An import another process is working on is looked at again after this long. */
 const BUSY_MS = 10_000;
+/** An import whose organization already runs its share of imports is looked at again after this long. */
+const ORGANIZATION_BUSY_MS = 2_000;
 
 /**
  * One job per import (jobId = import id). A run processes the import from its checkpoints; a run
@@ -78,8 +81,18 @@ export class ImportsProcessor extends WorkerHost {
       const started = performance.now();
       let outcome: ImportRunOutcome = 'retry';
       try {
-        outcome = await this.runImport.execute(importId, this.stopping.signal);
+        outcome = await this.runImport.execute(importId, { signal: this.stopping.signal, priority: job.opts.priority });
       } catch (err) {
+        if (err instanceof ImportYielded) {
+          outcome = 'yielded';
+          // Behind the waiting organization's import, at its place in its own organization now.
+          await job.changePriority({ priority: importJobPriority(await this.runImport.placeOf(importId)) });
+          return this.postpone(job, token, 0);
+        }
+        if (err instanceof OrganizationBusy) {
+          outcome = 'busy';
+          return this.postpone(job, token, ORGANIZATION_BUSY_MS);
+        }
         if (err instanceof ImportInterrupted) {
           outcome = 'interrupted';
           return this.postpone(job, token, 0);

@@ -3,13 +3,23 @@ import type { AppConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
-import { ImportCancelled, ImportFileError, ImportInterrupted, isDataError, isFileError, NothingToReplaceError } from './import-errors';
+import {
+  ImportCancelled, ImportFileError, ImportInterrupted, isDataError, isFileError, NothingToReplaceError, OrganizationBusy,
+} from './import-errors';
 import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
 import { ImportRecord, ImportsRepository } from './imports.repository';
 import { ImportMerger } from './merging/import-merger';
 import { ReadMergeProgress } from './read-merge-progress';
 import { FileReader } from './reading/file-reader';
+import { ImportFairness } from './scheduling/import-fairness';
 import type { Session } from './sql-session';
+
+/** How a run is asked to stop: the importer stopping (`signal`), or its job's place to yield at (`priority`, docs/adr/0043). */
+export interface RunOptions {
+  signal: AbortSignal;
+  /** The job's priority (its place in its organization); absent: the run never yields. */
+  priority?: number;
+}
 
 /** How many staged chunks the reader may keep ahead of the merger (ReadMergeProgress). */
 const READ_LOOKAHEAD_CHUNKS = 2;
@@ -49,15 +59,20 @@ export class RunImportUseCase {
     private readonly imports: ImportsRepository,
     private readonly reader: FileReader,
     private readonly merger: ImportMerger,
+    private readonly fairness: ImportFairness,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /** How the run ended: the import completed, failed (its file), or had already ended (`skipped`). */
-  async execute(importId: string, signal: AbortSignal): Promise<'completed' | 'failed' | 'skipped'> {
+  async execute(importId: string, { signal, priority }: RunOptions): Promise<'completed' | 'failed' | 'skipped'> {
     const control = await this.openSession();
     try {
+      // The organization's share first: a session that holds an import's lock always holds a slot.
+      const queued = await this.imports.load(control, importId);
+      if (!queued || queued.status === 'completed' || queued.status === 'failed') return 'skipped';
+      if (!(await this.imports.tryOrganizationSlot(control, queued.organizationId, this.config.imports.maxRunningPerOrganization))) throw new OrganizationBusy();
       if (!(await this.imports.tryLock(control, importId))) throw new ImportBusy();
       const imp = await this.imports.load(control, importId);
       if (!imp || imp.status === 'completed' || imp.status === 'failed') return 'skipped';
@@ -67,7 +82,8 @@ export class RunImportUseCase {
       }
       await this.imports.markProcessing(control, importId);
       try {
-        await this.run(control, await this.imports.alignStaging(control, imp), signal);
+        const shouldYield = priority === undefined ? () => Promise.resolve(false) : () => this.fairness.anotherOrganizationWaits(imp.organizationId, priority);
+        await this.run(control, await this.imports.alignStaging(control, imp), signal, shouldYield);
         return 'completed';
       } catch (err) {
         if (err instanceof ImportCancelled) {
@@ -89,12 +105,22 @@ export class RunImportUseCase {
     }
   }
 
-  private async run(control: Session, imp: ImportRecord, signal: AbortSignal): Promise<void> {
+  /** The job's priority when it yields: its place in its organization now. */
+  async placeOf(importId: string): Promise<number> {
+    const control = await this.openSession();
+    try {
+      return await this.imports.placeInOrganization(control, importId);
+    } finally {
+      await control.end().catch(() => undefined);
+    }
+  }
+
+  private async run(control: Session, imp: ImportRecord, signal: AbortSignal, shouldYield: () => Promise<boolean>): Promise<void> {
     const started = performance.now();
     this.logger.info({ importId: imp.id, mode: imp.mode, phase: imp.phase, checkpointRow: imp.checkpointRow, mergedRow: imp.mergedRow }, 'import started');
     let reconciled = 0;
     if (imp.phase === 'reading' || imp.phase === 'merging') {
-      await this.readAndMerge(control, imp, signal);
+      await this.readAndMerge(control, imp, signal, shouldYield);
       if (imp.mode !== 'replace') reconciled = await this.imports.finishMerge(control, imp, this.config.imports.statementTimeoutMs);
     }
     const finished = (await this.imports.load(control, imp.id)) ?? imp;
@@ -113,7 +139,7 @@ export class RunImportUseCase {
    * database's merge work overlaps the parsing; replace reads everything first, then swaps in one
    * transaction. The first failure of either side stops the other after its current chunk.
    */
-  private async readAndMerge(control: Session, imp: ImportRecord, signal: AbortSignal): Promise<void> {
+  private async readAndMerge(control: Session, imp: ImportRecord, signal: AbortSignal, shouldYield: () => Promise<boolean>): Promise<void> {
     const { chunkRows } = this.config.imports;
     const reading = imp.phase === 'reading';
     // Replace merges nothing before the whole file is staged: its reader runs unpaced.
@@ -131,7 +157,7 @@ export class RunImportUseCase {
         await this.merger.replaceAll(control, imp, progress.staged, progress);
         return;
       }
-      const outcomes = await Promise.allSettled([read, guard(this.merger.mergeStaged(control, imp, progress))]);
+      const outcomes = await Promise.allSettled([read, guard(this.merger.mergeStaged(control, imp, progress, shouldYield))]);
       const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
       // The reason that explains the others: the file's fault, then a real failure, then the stop.
       const first = failures.find(isFileError) ?? failures.find((e) => !(e instanceof ImportInterrupted)) ?? failures[0];

@@ -5,8 +5,10 @@ export type PageFetcher<P extends Page<unknown>> = (cursor: string | undefined) 
 
 /**
  * Every page of a list, following `pagination.nextCursor` until `hasMore` is false (spec:
- * Pagination). Iterate it for the items (`for await (const debtor of ...)`), or `.pages()` for the
- * pages themselves. Nothing is fetched until iteration starts; each iteration starts over.
+ * Pagination), never judging by a page's size: a page whose filters are not in the list's order
+ * may hold fewer than `limit` items, even none, and still have more (docs/adr/0042). Iterate it for
+ * the items (`for await (const debtor of ...)`), or `.pages()` for the pages themselves. Nothing is
+ * fetched until iteration starts; each iteration starts over.
  */
 export class Paginator<Item, P extends Page<Item> = Page<Item>> implements AsyncIterable<Item> {
   constructor(private readonly fetchPage: PageFetcher<P>, private readonly firstCursor?: string) {}

@@ -198,7 +198,7 @@ describe('loadConfig', () => {
   it('reads the import settings with their defaults', () => {
     expect(loadConfig('importer', {}).imports).toEqual({
       uploadTtlSeconds: 3_600, maxFileBytes: 1024 ** 3, chunkRows: 5_000, concurrency: 1, statementTimeoutMs: 600_000, analyzeAfterRows: 10_000,
-      maxRows: 10_000_000, maxAttempts: 5,
+      maxRows: 10_000_000, maxAttempts: 5, maxRunningPerOrganization: 1,
     });
     expect(() => loadConfig('importer', { IMPORT_CHUNK_ROWS: '0' })).toThrow('IMPORT_CHUNK_ROWS must be an integer from 1 to 100000 (got "0")');
   });

@@ -203,6 +203,8 @@ export interface ImportConfig {
   maxRows: number;
   /** Runs that may start and not end an import (crashes included) before it ends failed. */
   maxAttempts: number;
+  /** Imports of one organization running at once, over the whole importer fleet. */
+  maxRunningPerOrganization: number;
 }
 
 /** Tombstones of erased data subjects (docs/adr/0025). */
@@ -412,6 +414,7 @@ export function loadConfig(
       analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
       maxRows: r.int('IMPORT_MAX_ROWS', 10_000_000, 1, 100_000_000),
       maxAttempts: r.int('IMPORT_MAX_ATTEMPTS', 5, 1, 100),
+      maxRunningPerOrganization: r.int('IMPORT_MAX_RUNNING_PER_ORGANIZATION', 1, 1, 64),
     },
     erasure: erasureConfig(r, nodeEnv, serviceName),
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },

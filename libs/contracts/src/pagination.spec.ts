@@ -1,4 +1,4 @@
-import { jsonItemBody, jsonItemBytes, jsonListBody, jsonListBytes, JsonRow, toPage } from './pagination';
+import { encodeCursor, jsonItemBody, jsonItemBytes, jsonListBody, jsonListBytes, JsonRow, toPage } from './pagination';
 import { JsonBytes } from './rpc/json-bytes';
 
 /** Rows as Postgres serialises them, beside the objects toPage would serialise. */
@@ -34,5 +34,25 @@ describe('JSON bodies from rows Postgres serialised', () => {
     expect(Buffer.from(bytes.bytes).toString()).toBe('{"data":[1,2]}');
     expect(bytes.parse()).toEqual({ data: [1, 2] });
     expect(Buffer.from(JsonBytes.of({ a: 'é' }).bytes).toString()).toBe('{"a":"é"}');
+  });
+});
+
+describe('toPage', () => {
+  const ids = (...n: number[]) => n.map((i) => ({ id: `pay_${String(i).padStart(26, '0')}` }));
+  const after = (i: number) => encodeCursor(`pay_${String(i).padStart(26, '0')}`);
+
+  it('limit + 1 rows: a full page, resumed after its last row', () => {
+    expect(toPage(ids(1, 2, 3), 2, (r) => r)).toEqual({ data: ids(1, 2), pagination: { hasMore: true, limit: 2, nextCursor: after(2) } });
+    // A capped scan that also filled the page resumes after the page's last row, not where it stopped.
+    expect(toPage(ids(1, 2, 3), 2, (r) => r, ids(9)[0].id).pagination.nextCursor).toBe(after(2));
+  });
+
+  it('a short page whose scan stopped at the cap: hasMore, resumed after the last row examined (docs/adr/0042)', () => {
+    expect(toPage(ids(4), 2, (r) => r, ids(9)[0].id)).toEqual({ data: ids(4), pagination: { hasMore: true, limit: 2, nextCursor: after(9) } });
+    expect(toPage([], 2, (r) => r, ids(9)[0].id)).toEqual({ data: [], pagination: { hasMore: true, limit: 2, nextCursor: after(9) } });
+  });
+
+  it('otherwise the last page', () => {
+    expect(toPage(ids(1, 2), 2, (r) => r)).toEqual({ data: ids(1, 2), pagination: { hasMore: false, limit: 2, nextCursor: null } });
   });
 });

@@ -1,6 +1,15 @@
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;
 
+/**
+ * The most rows a list page may examine when a filter is not its index's key (a second filter, or
+ * `from`/`to`), shared by the page's scans (docs/adr/0042). A page that reaches it first ends short
+ * — even empty — with `hasMore: true` and a cursor after the last row examined. 2,000 rows cost
+ * ~2,000 buffers, 2-4 ms warm, where every row is on its own heap page; an unbounded scan costs the
+ * portfolio.
+ */
+export const MAX_ROWS_EXAMINED_PER_PAGE = 2000;
+
 export interface Pagination {
   hasMore: boolean;
   limit: number;
@@ -29,7 +38,10 @@ export function parseLimit(raw: unknown): number {
   return Math.min(n, MAX_PAGE_LIMIT);
 }
 
-/** Cursors are opaque to clients: base64url of the last id of the page. */
+/**
+ * Cursors are opaque to clients: base64url of the id the next page starts after — the page's last
+ * row, or the last row a capped scan examined (docs/adr/0042).
+ */
 export function encodeCursor(lastId: string): string {
   return Buffer.from(`v1:${lastId}`, 'utf8').toString('base64url');
 }
@@ -42,16 +54,21 @@ export function decodeCursor(cursor: string): string | null {
   return /^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? id : null;
 }
 
-/** Builds a page from `limit + 1` rows fetched in id order. */
-export function toPage<T extends { id: string }, R>(rows: T[], limit: number, map: (row: T) => R): ListBody<R> {
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
+/**
+ * Builds a page from `limit + 1` rows fetched in id order. `resumeAfter`: where a page that examined
+ * as many rows as it may (MAX_ROWS_EXAMINED_PER_PAGE) stopped, with fewer rows: it has more, and
+ * the next page starts after that id.
+ */
+export function toPage<T extends { id: string }, R>(rows: T[], limit: number, map: (row: T) => R, resumeAfter: string | null = null): ListBody<R> {
+  const full = rows.length > limit;
+  const page = full ? rows.slice(0, limit) : rows;
+  const after = full ? page[page.length - 1].id : resumeAfter;
   return {
     data: page.map(map),
     pagination: {
-      hasMore,
+      hasMore: after !== null,
       limit,
-      nextCursor: hasMore ? encodeCursor(page[page.length - 1].id) : null,
+      nextCursor: after === null ? null : encodeCursor(after),
     },
   };
 }

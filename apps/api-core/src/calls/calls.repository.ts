@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { KeysetKey, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
+import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { callAnalysisView } from './call-analysis';
 
 export interface CallListFilter {
@@ -82,7 +82,7 @@ function toCallView(row: CallRow): CallView {
  * the campaign (calls_campaign_id_portfolio_id_id_idx), the statuses, one scan each
  * (calls_status_portfolio_id_id_idx), the direction (calls_direction_portfolio_id_id_idx); none:
  * calls_portfolio_id_id_idx. The others are residual filters, and from/to always are (createdAt
- * bounds): a page then costs the rows they skip (ADR 0023).
+ * bounds, not in id order): the page is then a capped scan, short when the cap stops it (docs/adr/0042).
  */
 export function callsPageSql(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Prisma.Sql {
   let key: KeysetKey | undefined;
@@ -118,8 +118,8 @@ export class CallsRepository {
   constructor(private readonly db: Database) {}
 
   /** One keyset page (limit + 1 rows, id order) of the calls the key can reach. */
-  async listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<CallListItemView[]> {
-    return (await this.db.prepared<CallItemRow>(callsPageSql(auth, filter, afterId, take))).map(isoDates);
+  async listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<KeysetRows<CallListItemView>> {
+    return keysetRows((await this.db.prepared<CallItemRow>(callsPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<CallView | null> {

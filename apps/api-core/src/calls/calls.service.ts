@@ -58,7 +58,8 @@ export class CallsService {
       from: query.from === undefined ? undefined : new Date(query.from),
       to: query.to === undefined ? undefined : new Date(query.to),
     };
-    return pageOf(await this.calls.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+    const { rows, resumeAfter } = await this.calls.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
+    return pageOf(rows, query.limit, resumeAfter);
   }
 
   async get(auth: AuthContext, id: string): Promise<CallView> {

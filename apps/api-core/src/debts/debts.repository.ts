@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, DebtStatus, DebtView } from '@dc/contracts';
 import { Database, isoDates, Prisma, Stored } from '@dc/database';
-import { KeysetKey, reachableKeysetPageSql, residual } from '../reach/reach.repository';
+import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 
 export interface DebtListFilter {
   portfolioId?: string;
@@ -24,7 +24,8 @@ const DEBT_COLUMNS = Prisma.raw(`t.id, t.portfolio_id AS "portfolioId", t.debtor
 export function reachableDebtsSql(auth: AuthContext, filter: DebtListFilter & { id?: string }, afterId: string | null, take: number): Prisma.Sql {
   // The page's key (docs/adr/0023) is the first filter given of: the id (primary key), the debtor
   // (its few debts, debts_debtor_id_portfolio_id_id_idx), the status (debts_live_status_portfolio_id_id_idx);
-  // none: debts_live_portfolio_id_id_idx. The others are residual filters.
+  // none: debts_live_portfolio_id_id_idx. The others are residual filters: the page is then a
+  // capped scan (docs/adr/0042).
   let key: KeysetKey | undefined;
   const conditions: Prisma.Sql[] = [];
   for (const [column, value] of [['id', filter.id], ['debtor_id', filter.debtorId], ['status', filter.status]] as const) {
@@ -34,7 +35,11 @@ export function reachableDebtsSql(auth: AuthContext, filter: DebtListFilter & { 
   }
   // The debtor's liveness as a residual: checked on the row its primary key finds, never the
   // reason to scan a live-debtors index (with no statistics that looked as cheap as the probe).
-  const from = Prisma.sql`debts t JOIN debtors d ON d.id = t.debtor_id AND ${residual(Prisma.sql`d.deleted_at IS NULL AND d.erased_at IS NULL`)}`;
+  // LATERAL … OFFSET 0 (not flattened into a join) keeps it a probe per debt the scan reads: as a
+  // plain join, once a keyed page's estimate stopped following the key's statistics, the planner
+  // hashed every live debtor of the table for a debtor's two debts (docs/adr/0042).
+  const debtorLive = residual(Prisma.sql`d.deleted_at IS NULL AND d.erased_at IS NULL`);
+  const from = Prisma.sql`debts t CROSS JOIN LATERAL (SELECT FROM debtors d WHERE d.id = t.debtor_id AND ${debtorLive} OFFSET 0) d`;
   const live = Prisma.sql`t.deleted_at IS NULL`;
   return reachableKeysetPageSql(auth, { columns: DEBT_COLUMNS, from, alias: 't', live, key, conditions, portfolioId: filter.portfolioId, afterId, take });
 }
@@ -44,8 +49,8 @@ export class DebtsRepository {
   constructor(private readonly db: Database) {}
 
   /** One keyset page (limit + 1 rows, id order) of the debts the key can reach. */
-  async listReachable(auth: AuthContext, filter: DebtListFilter, afterId: string | null, take: number): Promise<DebtView[]> {
-    return (await this.db.prepared<DebtRow>(reachableDebtsSql(auth, filter, afterId, take))).map(isoDates);
+  async listReachable(auth: AuthContext, filter: DebtListFilter, afterId: string | null, take: number): Promise<KeysetRows<DebtView>> {
+    return keysetRows((await this.db.prepared<DebtRow>(reachableDebtsSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<DebtView | null> {

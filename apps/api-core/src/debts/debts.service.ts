@@ -9,7 +9,8 @@ export class DebtsService {
 
   async list(auth: AuthContext, query: DebtListQueryDto): Promise<ListBody<DebtView>> {
     const filter = { portfolioId: query.portfolioId, debtorId: query.debtorId, status: query.status };
-    return pageOf(await this.debts.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+    const { rows, resumeAfter } = await this.debts.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
+    return pageOf(rows, query.limit, resumeAfter);
   }
 
   async get(auth: AuthContext, id: string): Promise<DebtView> {

@@ -75,6 +75,16 @@ export class ImportsRepository {
     return isoDates(row);
   }
 
+  /** The import's place (1 = oldest) among its organization's unfinished imports (imports_unfinished_idx). */
+  async placeInOrganization(id: string): Promise<number> {
+    const [row] = await this.db.client.$queryRaw<{ place: number }[]>`
+      SELECT count(*)::int AS place
+      FROM imports i JOIN portfolios p ON p.id = i.portfolio_id
+      WHERE p.organization_id = (SELECT q.organization_id FROM imports x JOIN portfolios q ON q.id = x.portfolio_id WHERE x.id = ${id})
+        AND i.status IN ('queued', 'processing') AND i.id <= ${id}`;
+    return row?.place ?? 1;
+  }
+
   /** A queued import whose job could not be added ends failed, before any importer saw it. */
   async failQueued(id: string, reason: string): Promise<void> {
     await this.db.client.$executeRaw`

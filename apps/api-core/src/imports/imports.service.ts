@@ -3,7 +3,7 @@ import {
   AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportUploadUrlInput, ImportUploadView, ImportView,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, readHeader } from '@dc/imports';
+import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHeader } from '@dc/imports';
 import { currentRequestId, type Logger } from '@dc/observability';
 import { StoredFileChangedError, type ObjectStorage, type StoredFile } from '@dc/storage';
 import type { Queue } from 'bullmq';
@@ -103,7 +103,7 @@ export class ImportsService {
       file: header.file,
     });
 
-    await this.addJob(created.id);
+    await this.addJob(created.id, auth.organizationId);
     return created;
   }
 
@@ -131,12 +131,14 @@ export class ImportsService {
   }
 
   /** The import's job (job id = import id); when it cannot be added, the import fails and the caller hears 503. */
-  private async addJob(importId: string): Promise<void> {
+  private async addJob(importId: string, organizationId: string): Promise<void> {
     // The importer's log lines about this import carry the request id that created it.
     const requestId = currentRequestId();
-    const job: ImportJob = requestId ? { importId, requestId } : { importId };
+    const job: ImportJob = requestId ? { importId, organizationId, requestId } : { importId, organizationId };
     try {
-      await within(this.queue.add(IMPORT_JOB_NAME, job, { ...IMPORT_JOB_OPTIONS, jobId: importId }), this.config.redis.commandTimeoutMs * 2);
+      // Its place among the organization's unfinished imports: another tenant's backlog never runs first (docs/adr/0043).
+      const priority = importJobPriority(await this.imports.placeInOrganization(importId));
+      await within(this.queue.add(IMPORT_JOB_NAME, job, { ...IMPORT_JOB_OPTIONS, jobId: importId, priority }), this.config.redis.commandTimeoutMs * 2);
     } catch (err) {
       this.logger.error({ err: err instanceof Error ? err.message : String(err), importId }, 'import job could not be queued');
       await this.imports.failQueued(importId, NOT_QUEUED);

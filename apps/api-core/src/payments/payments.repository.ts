@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PaymentSource, PaymentView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
+import { KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 
 export interface NewPayment {
   externalId: string | null;
@@ -45,7 +45,8 @@ const PAYMENT_COLUMNS = Prisma.sql`
 /**
  * One keyset page (limit + 1 rows, id order) of the payments the key can reach, filters applied:
  * the debtor is the page's key (payments_debtor_id_portfolio_id_id_idx), from/to residual filters
- * (a business date unrelated to id order: a page costs the rows they skip, docs/adr/0023).
+ * (a business date unrelated to id order): the page is then a capped scan, short when the cap
+ * stops it (docs/adr/0042).
  */
 export function paymentsPageSql(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Prisma.Sql {
   const key = filter.debtorId !== undefined ? { column: 'debtor_id', values: [filter.debtorId] } : undefined;
@@ -116,8 +117,8 @@ export class PaymentsRepository {
    * compared as text in byte order (COLLATE "C"), spec list rule 8: a date-only bound sorts before
    * every date-time of that day.
    */
-  async listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<PaymentView[]> {
-    return (await this.db.prepared<PaymentRow>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates);
+  async listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<KeysetRows<PaymentView>> {
+    return keysetRows((await this.db.prepared<PaymentRow>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<PaymentView | null> {

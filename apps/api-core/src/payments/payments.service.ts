@@ -21,7 +21,8 @@ export class PaymentsService {
 
   async list(auth: AuthContext, query: ListPaymentsQueryDto): Promise<ListBody<PaymentView>> {
     const { portfolioId, debtorId, from, to } = query;
-    return pageOf(await this.payments.listReachable(auth, { portfolioId, debtorId, from, to }, query.cursor ?? null, query.limit + 1), query.limit);
+    const { rows, resumeAfter } = await this.payments.listReachable(auth, { portfolioId, debtorId, from, to }, query.cursor ?? null, query.limit + 1);
+    return pageOf(rows, query.limit, resumeAfter);
   }
 
   async get(auth: AuthContext, id: string): Promise<PaymentView> {

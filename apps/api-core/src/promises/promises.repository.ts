@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PromiseStatus, PromiseView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import { KeysetKey, reachableKeysetPageSql, residual } from '../reach/reach.repository';
+import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 
 export interface PromiseListFilter {
   portfolioId?: string;
@@ -34,7 +34,8 @@ const COLUMNS = Prisma.sql`
 /**
  * One keyset page (limit + 1 rows, id order) of the promises the key can reach, filters applied.
  * The page's key (docs/adr/0023): the debtor (promises_debtor_id_portfolio_id_id_idx), else the
- * statuses, one scan each (promises_status_portfolio_id_id_idx); with both, the statuses are residual.
+ * statuses, one scan each (promises_status_portfolio_id_id_idx); with both, the statuses are
+ * residual and the page a capped scan of the debtor's promises (docs/adr/0042).
  */
 export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Prisma.Sql {
   let key: KeysetKey | undefined;
@@ -54,8 +55,8 @@ export class PromisesRepository {
   constructor(private readonly db: Database) {}
 
   /** One keyset page (limit + 1 rows, id order) of the promises the key can reach. */
-  async listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<PromiseView[]> {
-    return (await this.db.prepared<PromiseRow>(promisesPageSql(auth, filter, afterId, take))).map(isoDates);
+  async listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<KeysetRows<PromiseView>> {
+    return keysetRows((await this.db.prepared<PromiseRow>(promisesPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   /** A call of that debtor in that portfolio. */

@@ -31,7 +31,8 @@ export class PromisesService {
 
   async list(auth: AuthContext, query: ListPromisesQueryDto): Promise<ListBody<PromiseView>> {
     const filter = { portfolioId: query.portfolioId, debtorId: query.debtorId, statuses: query.status };
-    return pageOf(await this.promises.listReachable(auth, filter, query.cursor ?? null, query.limit + 1), query.limit);
+    const { rows, resumeAfter } = await this.promises.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
+    return pageOf(rows, query.limit, resumeAfter);
   }
 
   /**

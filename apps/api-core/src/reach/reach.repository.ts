@@ -1,4 +1,4 @@
-import { AuthContext } from '@dc/contracts';
+import { AuthContext, MAX_ROWS_EXAMINED_PER_PAGE } from '@dc/contracts';
 import { Prisma } from '@dc/database';
 
 /**
@@ -13,9 +13,9 @@ export function reachablePortfolioSql(auth: AuthContext): Prisma.Sql {
 }
 
 /**
- * The page's key: the equality filter that leads its index, `(column, portfolio_id, id)`. For each
- * portfolio and each value the scan starts at the cursor and stops after `take` rows or at the end
- * of the value, whatever the value's share of the table.
+ * The page's key: the equality filter that leads its index, `(column, portfolio_id, id)` (`id`: a
+ * by-id read, the primary key). For each portfolio and each value the scan starts at the cursor
+ * and stops after `take` rows or at the end of the value, whatever the value's share of the table.
  */
 export interface KeysetKey {
   column: string;
@@ -35,7 +35,10 @@ export interface KeysetPageQuery {
   live?: Prisma.Sql;
   /** The page's key (one filter at most); none: the `(portfolio_id, id)` index. */
   key?: KeysetKey;
-  /** Every other filter, written with `residual`. */
+  /**
+   * Every other filter, written with `residual`: checked on the rows the scan examines, at most
+   * MAX_ROWS_EXAMINED_PER_PAGE of them per page (docs/adr/0042).
+   */
   conditions: Prisma.Sql[];
   portfolioId: string | undefined;
   afterId: string | null;
@@ -71,7 +74,13 @@ export function residual(condition: Prisma.Sql): Prisma.Sql {
  *   every portfolio holds an equal share of the table, and reads the whole table for a small
  *   portfolio beside a large one). Its estimate never looks at the cursor's value: a cursor past
  *   the histogram (a portfolio loaded after the last ANALYZE) would be estimated at no rows, and
- *   reading those "no rows" and sorting them looks cheaper than the ordered scan.
+ *   reading those "no rows" and sorting them looks cheaper than the ordered scan. With a key, the
+ *   comparisons are led by it, `(key, portfolio_id, id) > (k.v, p.id, cursor)` and
+ *   `(key, portfolio_id) <= (k.v, p.id)`, and the scan is in that order, with no equality on the
+ *   key: with `key = v`, the `(portfolio_id, id)` index could serve the page filtering by the key,
+ *   and with statistics it did whenever the value looked common (a generic plan guesses a direction
+ *   at half the rows): 20 rows read per row kept for inbound calls, the whole portfolio for a value
+ *   it wrongly thought common (docs/adr/0042).
  * - The inner LIMIT is `(SELECT take)`: a limit the planner cannot read, so it plans the scan
  *   for a tenth of its rows, as it already does in a generic plan (`LIMIT $n`). With the real
  *   limit, a scan estimated below `take` rows looks no cheaper in order than read and sorted.
@@ -79,30 +88,89 @@ export function residual(condition: Prisma.Sql): Prisma.Sql {
  *   statement (Database.prepared), Postgres switches to a generic plan after five executions, and
  *   in a generic plan such a condition cannot bound the index scan (measured: 2,829 buffers
  *   instead of ~200 in the middle of 20,000 debtors; apps/api-core/test/keyset-reads.e2e-spec.ts).
+ *
+ * With `conditions`, the page is a capped scan (docs/adr/0042): each scan examines its share of
+ * MAX_ROWS_EXAMINED_PER_PAGE rows, the conditions evaluated in its select list (the scan's WHERE,
+ * and so its plan, is the unfiltered page's), and returns the rows that pass plus its last row
+ * examined when it used its whole share, marked `scanEdge`. `keysetRows` ends the page there.
  */
 export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery): Prisma.Sql {
   const table = Prisma.raw(page.alias);
   const conditions: Prisma.Sql[] = [];
   let values = Prisma.empty;
-  if (page.key) {
+  const distinct = page.key ? [...new Set(page.key.values)] : [];
+  const after = page.afterId ?? '';
+  let order = Prisma.sql`${table}.portfolio_id, ${table}.id`;
+  if (page.key?.column === 'id') {
+    // A by-id read: the primary key finds the row.
+    conditions.push(Prisma.sql`${table}.id = ${distinct[0]}`);
+    conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
+  } else if (page.key) {
+    // One scan per value, its range as row comparisons led by the key, in the key index's order,
+    // no equality on the key (see above). IS NOT NULL implies the predicate of a partial key
+    // index (calls' campaign index).
     const column = Prisma.sql`${table}.${Prisma.raw(page.key.column)}`;
-    const distinct = [...new Set(page.key.values)];
-    if (distinct.length === 1) conditions.push(Prisma.sql`${column} = ${distinct[0]}`);
-    else {
-      values = Prisma.sql`CROSS JOIN unnest(${distinct}::text[]) AS k(v)`;
-      conditions.push(Prisma.sql`${column} = k.v`);
-    }
+    values = Prisma.sql`CROSS JOIN unnest(${distinct}::text[]) AS k(v)`;
+    conditions.push(Prisma.sql`${column} IS NOT NULL`);
+    conditions.push(Prisma.sql`(${column}, ${table}.portfolio_id, ${table}.id) > (k.v, p.id, ${after}) AND (${column}, ${table}.portfolio_id) <= (k.v, p.id)`);
+    order = Prisma.sql`${column}, ${order}`;
+  } else {
+    conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
   }
-  conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${page.afterId ?? ''}) AND ${table}.portfolio_id <= p.id`);
   if (page.live) conditions.push(residual(page.live));
-  conditions.push(...page.conditions);
   const portfolio = page.portfolioId === undefined ? Prisma.empty : Prisma.sql`AND p.id = ${page.portfolioId}`;
-  return Prisma.sql`
-    SELECT page.* FROM portfolios p ${values}
-    CROSS JOIN LATERAL (
+  const where = Prisma.join(conditions, ' AND ');
+  let budget = Prisma.empty;
+  let scan = Prisma.sql`
       SELECT ${page.columns} FROM ${page.from}
-      WHERE ${Prisma.join(conditions, ' AND ')}
-      ORDER BY ${table}.portfolio_id, ${table}.id LIMIT (SELECT ${page.take}::int)) page
+      WHERE ${where}
+      ORDER BY ${order} LIMIT (SELECT ${page.take}::int)`;
+  if (page.conditions.length) {
+    // The page's scans (portfolios × key values) share the cap; each examines at least one row.
+    budget = Prisma.sql`WITH budget AS (
+      SELECT greatest(${MAX_ROWS_EXAMINED_PER_PAGE}::int / (greatest(count(*), 1) * ${Math.max(distinct.length, 1)}::int), 1)::int AS n
+      FROM portfolios p WHERE ${reachablePortfolioSql(auth)} ${portfolio})`;
+    // ROWS: row_number() then reads no row ahead of the current one (RANGE looks for its peers).
+    scan = Prisma.sql`
+      SELECT scan.* FROM (
+        SELECT ${page.columns}, ${Prisma.join(page.conditions, ' AND ')} AS "scanHit",
+          row_number() OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) = (SELECT n FROM budget) AS "scanEdge"
+        FROM ${page.from}
+        WHERE ${where}
+        ORDER BY ${order} LIMIT (SELECT n FROM budget)) scan
+      WHERE scan."scanHit" OR scan."scanEdge"
+      LIMIT (SELECT ${page.take}::int)`;
+  }
+  return Prisma.sql`${budget}
+    SELECT page.* FROM portfolios p ${values}
+    CROSS JOIN LATERAL (${scan}) page
     WHERE ${reachablePortfolioSql(auth)} ${portfolio}
     ORDER BY page.id LIMIT ${page.take}`;
+}
+
+/** Marks of a capped scan's rows (reachableKeysetPageSql): passed the filters; the scan's last row examined. */
+interface ScanMarks {
+  scanHit?: boolean;
+  scanEdge?: boolean;
+}
+
+/** A page's rows (at most `take`, id order), and after which id the next page resumes when a capped scan stopped it short. */
+export interface KeysetRows<R> {
+  rows: R[];
+  resumeAfter: string | null;
+}
+
+/**
+ * The rows of reachableKeysetPageSql, in id order, as a page: a capped page keeps the rows that
+ * passed its filters up to its first scan edge — every row up to that id has been examined, by
+ * every scan — and resumes after it (docs/adr/0042). Other pages are their rows.
+ */
+export function keysetRows<R extends { id: string }>(rows: (R & ScanMarks)[]): KeysetRows<R> {
+  if (!rows.length || rows[0].scanHit === undefined) return { rows, resumeAfter: null };
+  const kept: R[] = [];
+  for (const { scanHit, scanEdge, ...row } of rows) {
+    if (scanHit) kept.push(row as unknown as R);
+    if (scanEdge) return { rows: kept, resumeAfter: row.id };
+  }
+  return { rows: kept, resumeAfter: null };
 }

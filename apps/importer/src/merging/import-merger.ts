@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@dc/config';
 import { ImportLimits } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
-import { ImportInterrupted, NothingToReplaceError } from '../import-errors';
+import { ImportInterrupted, ImportYielded, NothingToReplaceError } from '../import-errors';
 import { CONFIG, LOGGER } from '../importer.tokens';
 import type { ImportRecord } from '../imports.repository';
 import type { ReadMergeProgress } from '../read-merge-progress';
@@ -35,9 +35,10 @@ export class ImportMerger {
 
   /**
    * Merges chunks as the reader stages them (or all that are staged, once reading is done), until
-   * every staged record is merged. Stops after the current chunk when `progress` is halted.
+   * every staged record is merged. Stops after the current chunk when `progress` is halted, or when
+   * `shouldYield` says another organization's import waits (ImportYielded, docs/adr/0043).
    */
-  async mergeStaged(session: Session, imp: ImportRecord, progress: ReadMergeProgress): Promise<void> {
+  async mergeStaged(session: Session, imp: ImportRecord, progress: ReadMergeProgress, shouldYield: () => Promise<boolean> = () => Promise.resolve(false)): Promise<void> {
     await this.repository.prepare(session);
     const chunkRows = this.config.imports.chunkRows;
     const statistics = new AnalyzeSchedule(this.config.imports.analyzeAfterRows);
@@ -55,6 +56,8 @@ export class ImportMerger {
         progress.mergedTo(to);
         written += plan.created + plan.updated;
         if (statistics.due(written)) await this.repository.refreshStatistics(session);
+        // Not after the last chunk: an import that is done does not yield.
+        if (!(progress.readDone && progress.pending === 0) && (await shouldYield())) throw new ImportYielded();
         continue;
       }
       if (progress.readDone) return;

@@ -6,7 +6,7 @@ import { Counter, Histogram } from 'prom-client';
  * skipped (it had already ended), interrupted (the importer stopping: handed back), busy (another
  * importer holds it), retry (Postgres, Redis or the storage failed: tried again from its checkpoint).
  */
-const OUTCOMES = ['completed', 'failed', 'skipped', 'interrupted', 'busy', 'retry'] as const;
+const OUTCOMES = ['completed', 'failed', 'skipped', 'interrupted', 'yielded', 'busy', 'retry'] as const;
 export type ImportRunOutcome = (typeof OUTCOMES)[number];
 
 /**

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
-import { IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS } from '@dc/imports';
+import { IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority } from '@dc/imports';
 import type { Logger } from '@dc/observability';
 import type { Queue } from 'bullmq';
 import { LOGGER } from '../importer.tokens';
@@ -45,9 +45,9 @@ export class ImportRecovery {
   async repairOnce(): Promise<number> {
     const run = async () => {
       let added = 0;
-      for (const importId of await this.imports.unfinished()) {
+      for (const { id: importId, organizationId, place } of await this.imports.unfinished()) {
         if (await this.queue.getJob(importId)) continue;
-        await this.queue.add(IMPORT_JOB_NAME, { importId }, { ...IMPORT_JOB_OPTIONS, jobId: importId });
+        await this.queue.add(IMPORT_JOB_NAME, { importId, organizationId }, { ...IMPORT_JOB_OPTIONS, jobId: importId, priority: importJobPriority(place) });
         added += 1;
       }
       if (added) this.logger.info({ added }, 'unfinished imports enqueued again');

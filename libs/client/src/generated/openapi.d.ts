@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List calls
-         * @description Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; a to without time means the end of that day in UTC). List items never carry analysis. Calls of a deleted or erased debtor stay listed (operational history); once the debtor is erased at the data subject's request, fromNumber and toNumber are null.
+         * @description Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; a to without time means the end of that day in UTC). List items never carry analysis. With from or to, or more than one of debtorId, campaignId, status and direction, a page examines at most 2,000 calls (shared by the portfolios and status values it reads): when that comes first it ends early, with fewer than limit items or none, hasMore true and a nextCursor that resumes after the last one examined. Follow nextCursor until hasMore is false; never stop on a short or empty page. Calls of a deleted or erased debtor stay listed (operational history); once the debtor is erased at the data subject's request, fromNumber and toNumber are null.
          *
          *     Requires scope `read`.
          *
@@ -156,7 +156,7 @@ export interface paths {
         };
         /**
          * List debts
-         * @description Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400).
+         * @description Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400). With debtorId and status together, a page examines at most 2,000 debts (shared by the portfolios it reads): when that comes first it ends early, with fewer than limit items or none, hasMore true and a nextCursor that resumes after the last one examined. Follow nextCursor until hasMore is false; never stop on a short or empty page.
          *
          *     Requires scope `read`.
          *
@@ -258,7 +258,7 @@ export interface paths {
         };
         /**
          * List payments
-         * @description Filters: portfolioId, debtorId, from, to. from/to are compared as text with paymentDate: from=<date> includes the whole day; to=<date> excludes payments of that day stored with a time (use to=<date>T23:59:59Z to include them). Payments of a deleted or erased debtor stay listed (financial history); once the debtor is erased at the data subject's request, reference is null.
+         * @description Filters: portfolioId, debtorId, from, to. from/to are compared as text with paymentDate: from=<date> includes the whole day; to=<date> excludes payments of that day stored with a time (use to=<date>T23:59:59Z to include them). With from or to, a page examines at most 2,000 payments (shared by the portfolios it reads): when that comes first it ends early, with fewer than limit items or none, hasMore true and a nextCursor that resumes after the last one examined. Follow nextCursor until hasMore is false; never stop on a short or empty page. Payments of a deleted or erased debtor stay listed (financial history); once the debtor is erased at the data subject's request, reference is null.
          *
          *     Requires scope `read`.
          *
@@ -452,7 +452,7 @@ export interface paths {
         };
         /**
          * List promises of payment
-         * @description Filters: portfolioId, debtorId, status (comma list). List only in v1. Promises of a deleted or erased debtor stay listed (they hold no personal data).
+         * @description Filters: portfolioId, debtorId, status (comma list). List only in v1. Promises of a deleted or erased debtor stay listed (they hold no personal data). With debtorId and status together, a page examines at most 2,000 promises (shared by the portfolios and status values it reads): when that comes first it ends early, with fewer than limit items or none, hasMore true and a nextCursor that resumes after the last one examined. Follow nextCursor until hasMore is false; never stop on a short or empty page.
          *
          *     Requires scope `read`.
          *
@@ -980,6 +980,7 @@ export interface components {
             Message: string;
         };
         Pagination: {
+            /** @description More items may follow: read on with nextCursor. A page may hold fewer than limit items, even none, and still have more. */
             hasMore: boolean;
             limit: number;
             /** @description Send back exactly as received; null when hasMore is false. */

@@ -2,6 +2,7 @@ import { Controller, Param, Query } from '@nestjs/common';
 import { AppError, CallsRpc, isId, ListCallsQueryDto } from '@dc/contracts';
 import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { cappedScanDoc } from '../../routes/capped-scan-doc';
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('calls')
@@ -17,6 +18,7 @@ export class CallsController {
       description:
         'Filters: portfolioId, debtorId, campaignId, status (comma list), direction (inbound, outbound), from/to on createdAt (ISO 8601 date or date-time; ' +
         'a to without time means the end of that day in UTC). List items never carry analysis. ' +
+        `${cappedScanDoc('from or to, or more than one of debtorId, campaignId, status and direction', 'calls', true)} ` +
         'Calls of a deleted or erased debtor stay listed (operational history); once the debtor is erased at the data subject\'s request, fromNumber and toNumber are null.',
       returns: 'CallListItemView',
       list: true,

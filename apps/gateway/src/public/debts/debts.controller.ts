@@ -2,6 +2,7 @@ import { Controller, Param, Query } from '@nestjs/common';
 import { AppError, DebtListQueryDto, DebtsRpc, isId } from '@dc/contracts';
 import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { cappedScanDoc } from '../../routes/capped-scan-doc';
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('debts')
@@ -12,7 +13,12 @@ export class DebtsController {
     method: 'GET',
     scope: 'read',
     rpc: DebtsRpc.list,
-    doc: { summary: 'List debts', description: 'Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400).', returns: 'DebtView', list: true },
+    doc: {
+      summary: 'List debts',
+      description: `Filters: portfolioId, debtorId, status (exactly one of active, paid, cancelled; a comma list is 400). ${cappedScanDoc('debtorId and status together', 'debts')}`,
+      returns: 'DebtView',
+      list: true,
+    },
   })
   list(@Query() query: DebtListQueryDto, @Caller() caller: PublicCaller) {
     return this.core.send(DebtsRpc.list, caller, query);

@@ -2,6 +2,7 @@ import { Body, Controller, Param, Query } from '@nestjs/common';
 import { AppError, isId, ListPaymentsQueryDto, PaymentsRpc, RegisterPaymentDto } from '@dc/contracts';
 import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { cappedScanDoc } from '../../routes/capped-scan-doc';
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 @Controller('payments')
@@ -17,6 +18,7 @@ export class PaymentsController {
       description:
         'Filters: portfolioId, debtorId, from, to. from/to are compared as text with paymentDate: from=<date> includes the whole day; ' +
         'to=<date> excludes payments of that day stored with a time (use to=<date>T23:59:59Z to include them). ' +
+        `${cappedScanDoc('from or to', 'payments')} ` +
         'Payments of a deleted or erased debtor stay listed (financial history); once the debtor is erased at the data subject\'s request, reference is null.',
       returns: 'PaymentView',
       list: true,
