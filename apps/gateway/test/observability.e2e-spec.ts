@@ -38,6 +38,8 @@ describe('observability: queue board, request ids across services, metrics', () 
         REDIS_KEY_PREFIX: prefix,
         METRICS_TOKEN,
         RATE_LIMIT_PER_MINUTE: '1000000',
+        // The test sends its own request ids, as an edge that sets them would (off by default).
+        TRUST_REQUEST_ID: 'true',
         // Bounds for a loaded machine (a first enqueue once answered 503 at load 11 on 2 cores): the
         // gateway's wait for api-core, and api-core's bound on adding the job (2 × this).
         NATS_REQUEST_TIMEOUT_MS: '20000',
@@ -101,7 +103,8 @@ describe('observability: queue board, request ids across services, metrics', () 
     expect(enqueued.headers.get('x-request-id')).toBe(requestId);
     importId = ((await enqueued.json()) as { data: { id: string } }).data.id;
 
-    const listed = await board('/api/queues?activeQueue=imports&status=waiting&page=1&jobsPerPage=10', basic('ops', OPERATOR_TOKEN));
+    // Import jobs carry a priority (their place in their organization, docs/adr/0043): BullMQ keeps them as prioritized.
+    const listed = await board('/api/queues?activeQueue=imports&status=prioritized&page=1&jobsPerPage=10', basic('ops', OPERATOR_TOKEN));
     expect(listed.status).toBe(200);
     const { queues } = (await listed.json()) as {
       queues: Array<{ name: string; readOnlyMode: boolean; counts: Record<string, number>; jobs: Array<{ id: string; data: Record<string, unknown> }> }>;
@@ -109,8 +112,8 @@ describe('observability: queue board, request ids across services, metrics', () 
     expect(queues.map((q) => q.name)).toEqual(['imports', 'webhook-deliveries']);
     expect(queues.every((q) => q.readOnlyMode)).toBe(true);
     const imports = queues[0];
-    expect(imports.counts.waiting).toBe(1);
-    expect(imports.jobs).toEqual([expect.objectContaining({ id: importId, data: { importId, requestId } })]);
+    expect(imports.counts.prioritized).toBe(1);
+    expect(imports.jobs).toEqual([expect.objectContaining({ id: importId, data: { importId, organizationId: tenant.organizationId, requestId } })]);
     expect(queues[1].counts).toEqual(expect.objectContaining({ waiting: 0, active: 0 }));
 
     // Read-only: the board changes nothing in a queue.

@@ -98,7 +98,7 @@ describe('PUT /public/uploads/<key> (local storage driver)', () => {
     expect(await res.text()).toBe('');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(await readFile(storage.pathOf(key), 'utf8')).toBe(CSV);
-    expect(await storage.stat(key)).toEqual({ sizeBytes: Buffer.byteLength(CSV) });
+    expect(await storage.stat(key)).toEqual({ sizeBytes: Buffer.byteLength(CSV), version: expect.any(String) });
 
     const logs = stack.gateways[0].process.logs;
     await eventually(() =>
@@ -199,7 +199,7 @@ describe('PUT /public/uploads/<key> (local storage driver)', () => {
     it('a file of exactly the limit is stored', async () => {
       const key = newKey();
       expect((await put(await onSmall(key), { 'content-type': 'text/csv' }, Buffer.alloc(1000, 'a'))).status).toBe(200);
-      expect(await storage.stat(key)).toEqual({ sizeBytes: 1000 });
+      expect(await storage.stat(key)).toEqual({ sizeBytes: 1000, version: expect.any(String) });
     });
 
     it('a declared Content-Length over the limit: 413, refused before the body is sent with Expect: 100-continue', async () => {
@@ -242,7 +242,7 @@ describe('PUT /public/uploads/<key> (local storage driver)', () => {
     const chunks = Array.from({ length: Math.ceil(content.length / 65_536) }, (_, i) => content.subarray(i * 65_536, (i + 1) * 65_536));
     const res = await put((await target(key)).url, { 'content-type': 'text/csv', 'content-length': String(content.length) }, Readable.from(chunks));
     expect(res.status).toBe(200);
-    expect(await storage.stat(key)).toEqual({ sizeBytes: content.length });
+    expect(await storage.stat(key)).toEqual({ sizeBytes: content.length, version: expect.any(String) });
     expect(sha256(await readFile(storage.pathOf(key)))).toBe(sha256(content));
   });
 

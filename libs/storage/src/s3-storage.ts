@@ -73,7 +73,8 @@ export class S3Storage implements ObjectStorage {
       // If-Match: the server answers 412 rather than another object's bytes (a PUT to a still-valid URL).
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfMatch: expected?.version || undefined }));
       const body = object.Body as Readable;
-      if (expected && object.ContentLength !== expected.sizeBytes) {
+      // The ETag and length too: a server that ignores If-Match still tells which object it sent.
+      if (expected && (object.ContentLength !== expected.sizeBytes || (expected.version && object.ETag !== expected.version))) {
         body.destroy();
         throw new StoredFileChangedError(key);
       }

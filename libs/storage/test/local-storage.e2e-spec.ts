@@ -7,6 +7,7 @@ import {
   FileTooLargeError,
   InvalidStorageKeyError,
   LocalDiskStorage,
+  StoredFileChangedError,
   StoredFileNotFoundError,
   verifyUpload,
 } from '../src';
@@ -34,9 +35,18 @@ describe('LocalDiskStorage', () => {
   it('writes a stream, then stats and streams it back', async () => {
     const content = 'document,name\n123,Ana\n';
     expect(await storage.write(KEY, Readable.from([Buffer.from(content)]), 1_000)).toEqual({ sizeBytes: content.length });
-    expect(await storage.stat(KEY)).toEqual({ sizeBytes: content.length });
+    expect(await storage.stat(KEY)).toEqual({ sizeBytes: content.length, version: expect.any(String) });
     expect(await text(await storage.openRead(KEY))).toBe(content);
     expect(await filesUnder(storage.dir)).toEqual([KEY]);
+  });
+
+  it('reads the file as it was checked, or refuses it once another upload replaced it, same size included', async () => {
+    await storage.write(KEY, Readable.from([Buffer.from('one\n')]), 1_000);
+    const checked = await storage.stat(KEY);
+    expect(await text(await storage.openRead(KEY, checked ?? undefined))).toBe('one\n');
+    await storage.write(KEY, Readable.from([Buffer.from('two\n')]), 1_000);
+    await expect(storage.openRead(KEY, checked ?? undefined)).rejects.toThrow(StoredFileChangedError);
+    expect(await text(await storage.openRead(KEY))).toBe('two\n');
   });
 
   it('never shows a partial upload: the old file, or the whole new one', async () => {
@@ -46,7 +56,7 @@ describe('LocalDiskStorage', () => {
     source.write('new,half');
     await new Promise((r) => setTimeout(r, 50));
     expect(await text(await storage.openRead(KEY))).toBe('old\n');
-    expect(await storage.stat(KEY)).toEqual({ sizeBytes: 4 });
+    expect(await storage.stat(KEY)).toEqual({ sizeBytes: 4, version: expect.any(String) });
     // The bytes so far are in a dot file beside the target.
     const during = await filesUnder(storage.dir);
     expect(during).toHaveLength(2);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { InvalidStorageKeyError, StoredFileNotFoundError, UploadTarget } from '../src';
+import { InvalidStorageKeyError, StoredFileChangedError, StoredFileNotFoundError, UploadTarget } from '../src';
 import { S3Storage, S3StorageOptions } from '../src/s3-storage';
 import { S3RVER_CREDENTIALS, S3TestServer } from './s3-test-server';
 
@@ -65,7 +65,7 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     const content = Buffer.from('document,name,amount\n' + Array.from({ length: 50_000 }, (_, i) => `${i},"Name ${i}",${i}.50\n`).join(''));
     const response = await put(await storage.uploadTarget(key, inAMinute()), content);
     expect(response.status).toBe(200);
-    expect(await storage.stat(key)).toEqual({ sizeBytes: content.length });
+    expect(await storage.stat(key)).toEqual({ sizeBytes: content.length, version: expect.any(String) });
     const stream = await storage.openRead(key);
     expect(stream).toBeInstanceOf(Readable);
     expect(sha256(await readAll(stream))).toBe(sha256(content));
@@ -76,7 +76,19 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     const target = await storage.uploadTarget(key, inAMinute());
     expect((await put(target, 'a\n1\n')).status).toBe(200);
     expect((await put(target, 'a\n1\n2\n')).status).toBe(200);
-    expect(await storage.stat(key)).toEqual({ sizeBytes: 6 });
+    expect(await storage.stat(key)).toEqual({ sizeBytes: 6, version: expect.any(String) });
+  });
+
+  it('reads the object as it was checked, or refuses it once replaced (If-Match, the length)', async () => {
+    const key = newKey();
+    const target = await storage.uploadTarget(key, inAMinute());
+    expect((await put(target, 'a\n1\n')).status).toBe(200);
+    const checked = await storage.stat(key);
+    expect(await readAll(await storage.openRead(key, checked ?? undefined))).toEqual(Buffer.from('a\n1\n'));
+    for (const replacement of ['a\n2\n', 'a\n1\n2\n']) {
+      expect((await put(target, replacement)).status).toBe(200);
+      await expect(storage.openRead(key, checked ?? undefined)).rejects.toThrow(StoredFileChangedError);
+    }
   });
 
   it.each([
@@ -132,7 +144,7 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     const target = await publicSide.uploadTarget(key, inAMinute());
     expect(target.url.startsWith(`${server.endpoint.replace('127.0.0.1', 'localhost')}/${BUCKET}/${key}?`)).toBe(true);
     expect((await put(target, 'a,b\n1,2\n')).status).toBe(200);
-    expect(await storage.stat(key)).toEqual({ sizeBytes: 8 });
+    expect(await storage.stat(key)).toEqual({ sizeBytes: 8, version: expect.any(String) });
     publicSide.close();
   });
 });
