@@ -12,6 +12,7 @@ import { HANDLER_CLASSES } from './features';
 import { CoreMetrics } from './metrics/core-metrics';
 import { PostgresGate } from './postgres-gate';
 import { RpcDispatcher } from './rpc/rpc-dispatcher';
+import { LegacyTombstoneRekeyer } from './debtors/legacy-tombstone-rekeyer';
 import { WebhookSecretResealer } from './webhooks/webhook-secret-resealer';
 
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   logger.info({ healthPort, subjectPrefix: config.nats.subjectPrefix }, 'api-core ready');
   // In the background: a failure is logged, and the next start tries again.
   void app.get(WebhookSecretResealer).resealAll().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'webhook secrets not resealed; the next start tries again'));
+  void app.get(LegacyTombstoneRekeyer).rekeyAll().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'legacy erasure tombstones not rekeyed; the next start tries again'));
 
   onShutdownSignal(logger, config.shutdownGraceMs, async () => {
     health.startDraining();

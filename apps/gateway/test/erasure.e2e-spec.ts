@@ -228,6 +228,24 @@ describe('debtor erasure (docs/adr/0025)', () => {
     expect(fresh.body.data.results[0].status).toBe('created');
   });
 
+  it('an api-core that starts rekeys every legacy tombstone (no unsalted hash stays stored); they still refuse', async () => {
+    const legacyId = 'Legacy-rekey-1';
+    await q(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash(legacyId)]);
+    const extra = await stack.startApiCore();
+    try {
+      await extra.waitForLog((l) => l.msg === 'legacy erasure tombstones rekeyed', 20_000);
+    } finally {
+      await extra.stop();
+    }
+    expect(await q(`SELECT count(*)::int AS n FROM debtor_erasures WHERE scheme = 'sha256'`, [])).toEqual([{ n: 0 }]);
+    const stored = await q('SELECT external_id_hash, scheme FROM debtor_erasures WHERE portfolio_id = $1 AND external_id_hash = $2', [pf, tombstones.rekeyed(legacyErasureHash(legacyId))]);
+    expect(stored).toEqual([{ external_id_hash: tombstones.rekeyed(legacyErasureHash(legacyId)), scheme: 'hmac-sha256-of-sha256' }]);
+    for (const id of [legacyId, 'Mar\u00eda-legacy', 'Mari\u0301a-legacy']) {
+      const res = await batch([{ externalId: id, identityFirstName: 'Ana', identityDocumentType: 'passport', identityDocumentNumber: 'L-3' }]);
+      expect({ id, code: res.body.data.results[0].reason?.code }).toEqual({ id, code: 'erased_subject' });
+    }
+  });
+
   it('an unknown debtor id is 404; a debtor without activity is erased too', async () => {
     expect((await operator.request('POST', `/debtors/${fixtureId('dbt')}/erase`)).status).toBe(404);
     const bare = await sql((c) => insertDebtor(c, { portfolioId: pf, externalId: 'bare-1' }));

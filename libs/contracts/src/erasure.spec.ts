@@ -16,10 +16,12 @@ describe('ErasureTombstones (docs/adr/0025)', () => {
     expect(new ErasureTombstones(Buffer.alloc(32, 2)).tombstone(NFC)).not.toBe(tombstones.tombstone(NFC));
   });
 
-  it('candidates: the HMAC and the legacy SHA-256 of the id as given, NFC and NFD, without repeats', () => {
+  it('candidates: the HMAC, then the legacy SHA-256 of the id as given, NFC and NFD, rekeyed and as stored, without repeats', () => {
     expect(legacyErasureHash(NFD)).toBe(sha256(NFD));
-    expect(tombstones.candidates(NFD)).toEqual([tombstones.tombstone(NFC), sha256(NFD), sha256(NFC)]);
-    expect(tombstones.candidates('plain-1')).toEqual([tombstones.tombstone('plain-1'), sha256('plain-1')]);
+    const rekeyed = (text: string) => createHmac('sha256', KEY).update(`sha256:${sha256(text)}`, 'utf8').digest('hex');
+    expect(tombstones.rekeyed(sha256(NFC))).toBe(rekeyed(NFC));
+    expect(tombstones.candidates(NFD)).toEqual([tombstones.tombstone(NFC), rekeyed(NFD), rekeyed(NFC), sha256(NFD), sha256(NFC)]);
+    expect(tombstones.candidates('plain-1')).toEqual([tombstones.tombstone('plain-1'), rekeyed('plain-1'), sha256('plain-1')]);
     expect(tombstones.candidatesOf(['plain-1', 'plain-1', NFC])).toEqual([...tombstones.candidates('plain-1'), ...tombstones.candidates(NFC)]);
   });
 
@@ -29,6 +31,9 @@ describe('ErasureTombstones (docs/adr/0025)', () => {
     expect(tombstones.isErased(NFD, new Set([legacyErasureHash(NFC)]))).toBe(true);
     expect(tombstones.isErased('other', new Set([tombstones.tombstone(NFC), legacyErasureHash(NFC)]))).toBe(false);
     expect(tombstones.isErased(NFC, new Set())).toBe(false);
+    // A legacy tombstone once rekeyed still refuses the id in either form; without the key it is not the SHA-256.
+    expect(tombstones.isErased(NFC, new Set([tombstones.rekeyed(legacyErasureHash(NFD))]))).toBe(true);
+    expect(new ErasureTombstones(Buffer.alloc(32, 2)).isErased(NFC, new Set([tombstones.rekeyed(legacyErasureHash(NFC))]))).toBe(false);
   });
 
   it('refuses a short key', () => {

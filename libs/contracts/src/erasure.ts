@@ -4,8 +4,13 @@ import { createHash, createHmac } from 'node:crypto';
 export const ErasureScheme = {
   /** Since issue 14: HMAC-SHA256 keyed by ERASURE_HMAC_KEY over the NFC-normalised externalId. */
   Hmac: 'hmac-sha256',
-  /** Before issue 14: unsalted SHA-256 of the externalId as sent. Kept, never written again. */
+  /**
+   * Before issue 14: unsalted SHA-256 of the externalId as sent. Never written again; api-core rekeys
+   * each one at start-up (LegacyRekeyed), so no unsalted hash stays stored.
+   */
   LegacySha256: 'sha256',
+  /** Since issue 34: a legacy tombstone rekeyed, HMAC-SHA256 keyed by ERASURE_HMAC_KEY over its SHA-256. */
+  LegacyRekeyed: 'hmac-sha256-of-sha256',
 } as const;
 export type ErasureScheme = (typeof ErasureScheme)[keyof typeof ErasureScheme];
 
@@ -30,14 +35,21 @@ export class ErasureTombstones {
     return createHmac('sha256', this.key).update(externalId.normalize('NFC'), 'utf8').digest('hex');
   }
 
+  /** A legacy (unsalted SHA-256) tombstone rekeyed: only the key's holder can test an id against it. */
+  rekeyed(legacyHash: string): string {
+    return createHmac('sha256', this.key).update(`sha256:${legacyHash}`, 'utf8').digest('hex');
+  }
+
   /**
    * Every tombstone value that refuses this externalId: the HMAC (any normalisation of the id
-   * gives the same one), and the legacy SHA-256 of the id as given, of its NFC and of its NFD form
-   * (a legacy tombstone hashed the id as it was sent, in whichever form that was).
+   * gives the same one), and for the legacy tombstones (which hashed the id as it was sent, in
+   * whichever form that was) the SHA-256 of the id as given, of its NFC and of its NFD form, rekeyed
+   * — and as stored before the start-up rekeying, until every replica has done it.
    */
   candidates(externalId: string): string[] {
     const forms = new Set([externalId, externalId.normalize('NFC'), externalId.normalize('NFD')]);
-    return [this.tombstone(externalId), ...[...new Set([...forms].map(legacyErasureHash))]];
+    const legacy = [...new Set([...forms].map(legacyErasureHash))];
+    return [this.tombstone(externalId), ...legacy.map((hash) => this.rekeyed(hash)), ...legacy];
   }
 
   /** The candidates of many externalIds, deduplicated: the values to look up in `debtor_erasures`. */

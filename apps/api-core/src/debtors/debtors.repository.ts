@@ -83,6 +83,20 @@ const EVENT_PERSONAL_KEYS = ['fromNumber', 'toNumber', 'analysis', 'reference'];
 export class DebtorsRepository {
   constructor(private readonly db: Database) {}
 
+  /** Legacy (unsalted SHA-256) erasure tombstones, at most `take` of them. */
+  legacyTombstones(take: number): Promise<{ portfolioId: string; hash: string }[]> {
+    return this.db.client.$queryRaw<{ portfolioId: string; hash: string }[]>`
+      SELECT portfolio_id AS "portfolioId", external_id_hash AS hash FROM debtor_erasures WHERE scheme = 'sha256' LIMIT ${take}`;
+  }
+
+  /** Replaces each legacy tombstone still there by its rekeyed value; returns how many. */
+  rekeyTombstones(rows: { portfolioId: string; hash: string; rekeyed: string }[]): Promise<number> {
+    return this.db.client.$executeRaw`
+      UPDATE debtor_erasures AS e SET external_id_hash = r.rekeyed, scheme = 'hmac-sha256-of-sha256'
+      FROM unnest(${rows.map((r) => r.portfolioId)}::text[], ${rows.map((r) => r.hash)}::text[], ${rows.map((r) => r.rekeyed)}::text[]) AS r(pf, hash, rekeyed)
+      WHERE e.portfolio_id = r.pf AND e.external_id_hash = r.hash AND e.scheme = 'sha256'`;
+  }
+
   /** One keyset page (limit + 1 rows, id order) of the debtors the key can reach, each as its view's JSON. */
   listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<JsonBytesRow[]> {
     return this.db.preparedBytes<JsonBytesRow>(reachableDebtorsSql(auth, filter, afterId, take));
