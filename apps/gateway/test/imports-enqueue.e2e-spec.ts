@@ -314,8 +314,16 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       const job = await queue.getJob(id);
       expect(job).toBeDefined();
       expect(job!.name).toBe('import');
-      expect(job!.data).toEqual({ importId: id, requestId: res.headers['x-request-id'] }); // the worker logs with the enqueuing request's id
-      expect(await job!.getState()).toBe('waiting');
+      // The worker logs with the enqueuing request's id; it yields to another organization's import (docs/adr/0043).
+      expect(job!.data).toEqual({ importId: id, organizationId: tenant.organizationId, requestId: res.headers['x-request-id'] });
+      // Its priority is its place among the organization's unfinished imports (no importer runs in this file).
+      const [{ place }] = await q(
+        `SELECT count(*)::int AS place FROM imports i JOIN portfolios p ON p.id = i.portfolio_id
+         WHERE p.organization_id = $1 AND i.status IN ('queued', 'processing') AND i.id <= $2`,
+        [tenant.organizationId, id],
+      );
+      expect(job!.opts.priority).toBe(place);
+      expect(await job!.getState()).toBe('prioritized');
     });
 
     it('conflictResolution defaults to add; a null targetField discards a column', async () => {
@@ -334,7 +342,9 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       expect(await q('SELECT id, conflict_resolution FROM imports WHERE storage_key = $1 ORDER BY id', [storageKey])).toEqual(
         answers.map((r) => ({ id: r.body.data.id, conflict_resolution: r.body.data.conflictResolution })).sort((a, b) => a.id.localeCompare(b.id)),
       );
-      for (const [i, id] of ids.entries()) expect((await queue.getJob(id))!.data).toEqual({ importId: id, requestId: answers[i].headers['x-request-id'] });
+      for (const [i, id] of ids.entries()) {
+        expect((await queue.getJob(id))!.data).toEqual({ importId: id, organizationId: tenant.organizationId, requestId: answers[i].headers['x-request-id'] });
+      }
     });
 
     it('Idempotency-Key: a replay answers the same import with Idempotent-Replayed and queues nothing; another body is 409', async () => {
@@ -419,7 +429,9 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
       const accepted = await enqueue({ storageKey, columnMapping: MAPPING });
       expect(accepted.status).toBe(202);
       expect(accepted.body.data.id).not.toBe(failed.id);
-      expect((await queue.getJob(accepted.body.data.id))!.data).toEqual({ importId: accepted.body.data.id, requestId: accepted.headers['x-request-id'] });
+      expect((await queue.getJob(accepted.body.data.id))!.data).toEqual({
+        importId: accepted.body.data.id, organizationId: tenant.organizationId, requestId: accepted.headers['x-request-id'],
+      });
     });
   });
 });
