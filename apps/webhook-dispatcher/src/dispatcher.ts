@@ -44,6 +44,7 @@ export class Dispatcher {
       {
         concurrency: webhooks.concurrency,
         receiverCaps: this.processor.receiverCaps,
+        organizationCap: this.processor.organizationCap,
         maxAttempts: webhooks.maxAttempts,
         retryDelayMs: webhooks.retryDelayMs,
         retryJitterMs: webhooks.retryJitterMs,

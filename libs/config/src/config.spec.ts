@@ -123,12 +123,16 @@ describe('loadConfig', () => {
     const webhooks = loadConfig('webhook-dispatcher', {}).webhooks;
     expect(webhooks).toMatchObject({
       allowPrivateTargets: false, attemptTimeoutMs: 10_000, maxAttempts: 5, retryDelayMs: 90_000, retryJitterMs: 10_000,
-      previousSecretKeys: [],
+      previousSecretKeys: [], concurrency: 200, organizationSharePercent: 50,
     });
     expect(webhooks.secretKey).toHaveLength(32);
     const key = Buffer.alloc(32, 7).toString('base64');
     const shortened = loadConfig('webhook-dispatcher', { WEBHOOK_SECRET_KEY: key, WEBHOOK_RETRY_DELAY_MS: '200', WEBHOOK_RETRY_JITTER_MS: '0' });
     expect(shortened.webhooks).toMatchObject({ retryDelayMs: 200, retryJitterMs: 0, secretKey: Buffer.alloc(32, 7) });
+    expect(loadConfig('webhook-dispatcher', { WEBHOOK_ORGANIZATION_SHARE_PERCENT: '100' }).webhooks.organizationSharePercent).toBe(100);
+    expect(() => loadConfig('webhook-dispatcher', { WEBHOOK_ORGANIZATION_SHARE_PERCENT: '0' })).toThrow(
+      'WEBHOOK_ORGANIZATION_SHARE_PERCENT must be an integer from 1 to 100 (got "0")',
+    );
     expect(() => loadConfig('api-core', { WEBHOOK_SECRET_KEY: 'c2hvcnQ=' })).toThrow(
       'WEBHOOK_SECRET_KEY must be 32 bytes in base64, for example the output of "openssl rand -base64 32"',
     );

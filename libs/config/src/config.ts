@@ -155,6 +155,8 @@ export interface WebhookConfig {
   retryJitterMs: number;
   /** Concurrent deliveries per dispatcher process. */
   concurrency: number;
+  /** The percentage of `concurrency` one organization's attempts to slow receivers may hold in a process (docs/adr/0044). */
+  organizationSharePercent: number;
   /** How often the relay polls the outbox when it is idle, and how many events it takes at once. */
   relayIntervalMs: number;
   relayBatchSize: number;
@@ -640,6 +642,7 @@ function webhookConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Webhoo
     retryDelayMs: r.int('WEBHOOK_RETRY_DELAY_MS', 90_000, 0, 86_400_000),
     retryJitterMs: r.int('WEBHOOK_RETRY_JITTER_MS', 10_000, 0, 3_600_000),
     concurrency: r.int('WEBHOOK_CONCURRENCY', 200, 1, 5_000),
+    organizationSharePercent: r.int('WEBHOOK_ORGANIZATION_SHARE_PERCENT', 50, 1, 100),
     relayIntervalMs: r.int('WEBHOOK_RELAY_INTERVAL_MS', 250, 10, 60_000),
     relayBatchSize: r.int('WEBHOOK_RELAY_BATCH_SIZE', 500, 1, 10_000),
     retentionDays: r.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3_650),

@@ -9,7 +9,8 @@ import { CONFIG, LOGGER } from '../dispatcher.tokens';
 import { DispatcherMetrics } from '../metrics/dispatcher-metrics';
 import { ClaimedAttempt } from './delivery.repository';
 import { DeliveryStore } from './delivery-store';
-import { ReceiverFairness, Slot } from './receiver-fairness';
+import { FairShares, SharedSlot } from './fair-shares';
+import { ReceiverFairness } from './receiver-fairness';
 import { decideAfterAttempt, RetryPolicy } from './retry-schedule';
 import { SecretCache } from './secret-cache';
 import { signedRequest } from './signed-request';
@@ -40,15 +41,16 @@ const MIN_POSTPONE_MS = 250;
 const MAX_POSTPONE_MS = 60_000;
 
 /**
- * One attempt per job run (docs/adr/0020): check its receiver's cap (at the cap, postpone the job,
- * consuming nothing), claim the attempt in the database (batched with the other jobs of the
- * moment), sign and send it once, record the outcome (batched, committed before the job ends), and
- * delay the job for the next attempt when the series goes on. A claim that finds the delivery
- * finished, cancelled or in another series ends the job without sending: duplicates are harmless.
+ * One attempt per job run (docs/adr/0020): check its receiver's and its organization's caps (at
+ * either, postpone the job, consuming nothing; docs/adr/0044), claim the attempt in the database
+ * (batched with the other jobs of the moment), sign and send it once, record the outcome (batched,
+ * committed before the job ends), and delay the job for the next attempt when the series goes on.
+ * A claim that finds the delivery finished, cancelled or in another series ends the job without
+ * sending: duplicates are harmless.
  */
 @Processor(WEBHOOK_DELIVERIES_QUEUE, DELIVERY_WORKER_SETTINGS)
 export class DeliveryProcessor extends WorkerHost {
-  private readonly fairness: ReceiverFairness;
+  private readonly fairness: FairShares;
   private readonly secrets: SecretCache;
   private readonly policy: RetryPolicy;
   private sweepTimer?: NodeJS.Timeout;
@@ -65,8 +67,9 @@ export class DeliveryProcessor extends WorkerHost {
     super();
     const webhooks = config.webhooks;
     this.policy = { maxAttempts: webhooks.maxAttempts, retryDelayMs: webhooks.retryDelayMs, retryJitterMs: webhooks.retryJitterMs };
-    this.fairness = new ReceiverFairness({
-      ...ReceiverFairness.capsFor(webhooks.concurrency),
+    this.fairness = new FairShares({
+      concurrency: webhooks.concurrency,
+      organizationSharePercent: webhooks.organizationSharePercent,
       slowAfterMs: SLOW_RECEIVER_MS,
       minPostponeMs: MIN_POSTPONE_MS,
       maxPostponeMs: MAX_POSTPONE_MS,
@@ -77,6 +80,11 @@ export class DeliveryProcessor extends WorkerHost {
   /** Requests in flight allowed to one slow / one prompt webhook in this process. */
   get receiverCaps(): { slowCap: number; fastCap: number } {
     return ReceiverFairness.capsFor(this.config.webhooks.concurrency);
+  }
+
+  /** Requests in flight allowed to one organization in this process. */
+  get organizationCap(): number {
+    return this.fairness.organizations.cap;
   }
 
   /** Starts taking jobs. */
@@ -107,21 +115,22 @@ export class DeliveryProcessor extends WorkerHost {
 
   private async processInContext(job: Job<DeliveryJob>, token?: string): Promise<void> {
     const { webhookId } = job.data;
-    // The slot is taken before the first await: jobs started together cannot all pass the cap.
-    const slot = this.fairness.reserve(webhookId);
-    if (!slot) {
-      this.metrics.postponed('receiver_busy');
-      return this.postpone(job, token, this.fairness.postponeMs(webhookId));
+    // The slot is taken before the first await: jobs started together cannot all pass the caps.
+    // A job queued before jobs named their organization counts as one of its own.
+    const reservation = this.fairness.reserve(webhookId, job.data.organizationId ?? webhookId);
+    if (reservation.kind === 'postpone') {
+      this.metrics.postponed(reservation.reason);
+      return this.postpone(job, token, reservation.delayMs);
     }
     try {
-      return await this.attemptOnce(job, token, slot);
+      return await this.attemptOnce(job, token, reservation.slot);
     } finally {
-      slot.release();
+      reservation.slot.release();
     }
   }
 
   /** Claims the attempt, sends it in `slot`, records the outcome and schedules what follows. */
-  private async attemptOnce(job: Job<DeliveryJob>, token: string | undefined, slot: Slot): Promise<void> {
+  private async attemptOnce(job: Job<DeliveryJob>, token: string | undefined, slot: SharedSlot): Promise<void> {
     const { deliveryId, webhookId, series } = job.data;
     const claim = await this.store.claim({ deliveryId, series });
     switch (claim.kind) {
@@ -163,8 +172,8 @@ export class DeliveryProcessor extends WorkerHost {
     if (retryInMs !== null) return this.postpone(job, token, retryInMs);
   }
 
-  /** Signs and sends the attempt once; its duration feeds the receiver's average. */
-  private async send(attempt: ClaimedAttempt, slot: Slot): Promise<AttemptOutcome> {
+  /** Signs and sends the attempt once; its duration feeds the receiver's average, and its end frees both slots. */
+  private async send(attempt: ClaimedAttempt, slot: SharedSlot): Promise<AttemptOutcome> {
     const secret = this.secrets.secretOf(attempt.webhookId, attempt.secretCiphertext);
     const { body, headers } = signedRequest(attempt, secret, attempt.standardWebhooks, Math.floor(Date.now() / 1000));
     slot.begin();

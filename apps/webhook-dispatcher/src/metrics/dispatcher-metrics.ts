@@ -1,6 +1,7 @@
 import { createMetricsRegistry, metricsSourceOf, ObservedQueue, registerQueueDepth } from '@dc/observability';
 import type { AttemptErrorClass } from '@dc/webhooks';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import type { BusyReason } from '../delivery/fair-shares';
 
 /** How a delivery's step ended, as counted by webhook_deliveries_total. */
 export type DeliveryOutcome = 'succeeded' | 'failed' | 'retry' | 'cancelled';
@@ -42,7 +43,7 @@ export class DispatcherMetrics {
 
   readonly postponedJobs = new Counter({
     name: 'webhook_jobs_postponed_total',
-    help: 'Jobs put back without an attempt: receiver_busy (its receiver had the most requests in flight one webhook may have), not_due (the job came back before its retry time).',
+    help: 'Jobs put back without an attempt: receiver_busy (its receiver had the most requests in flight one webhook may have), organization_busy (the slow receivers of its organization held the share of the process it may have), not_due (the job came back before its retry time).',
     labelNames: ['reason'],
     registers: [this.registry],
   });
@@ -69,7 +70,7 @@ export class DispatcherMetrics {
     // Every outcome is exported from the start (at 0), so rates and alerts see the series at once.
     for (const outcome of DELIVERY_OUTCOMES) this.deliveries.inc({ outcome }, 0);
     for (const outcome of ATTEMPT_OUTCOMES) this.attemptDuration.zero({ outcome });
-    for (const reason of ['receiver_busy', 'not_due']) this.postponedJobs.inc({ reason }, 0);
+    for (const reason of ['receiver_busy', 'organization_busy', 'not_due']) this.postponedJobs.inc({ reason }, 0);
   }
 
   /** Where the scrape-time gauges read from; until set, they report nothing. */
@@ -82,7 +83,7 @@ export class DispatcherMetrics {
     this.deliveries.inc({ outcome });
   }
 
-  postponed(reason: 'receiver_busy' | 'not_due'): void {
+  postponed(reason: BusyReason | 'not_due'): void {
     this.postponedJobs.inc({ reason });
   }
 

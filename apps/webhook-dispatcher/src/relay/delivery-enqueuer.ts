@@ -35,7 +35,7 @@ export class DeliveryEnqueuer {
     await this.queue.addBulk(
       jobs.map((job) => ({
         name: 'deliver',
-        data: { deliveryId: job.deliveryId, webhookId: job.webhookId, series: job.series, requestId: job.requestId ?? null },
+        data: { deliveryId: job.deliveryId, webhookId: job.webhookId, organizationId: job.organizationId, series: job.series, requestId: job.requestId ?? null },
         opts: { jobId: deliveryJobId(job) },
       })),
     );

@@ -89,6 +89,7 @@ export class RelayRepository {
         ) todo
         WHERE d.id = todo.id
         RETURNING d.id AS "deliveryId", d.webhook_id AS "webhookId", d.series,
+          (SELECT w.organization_id FROM webhooks w WHERE w.id = d.webhook_id) AS "organizationId",
           (SELECT e.request_id FROM outbox_events e WHERE e.id = d.event_id) AS "requestId"`;
       if (jobs.length > 0) await enqueue(jobs);
       return jobs.length;
