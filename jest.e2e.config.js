@@ -7,6 +7,8 @@ module.exports = {
   ...require('./jest.preset'),
   displayName: 'e2e',
   testMatch: ['<rootDir>/apps/**/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/test/**/*.e2e-spec.ts'],
+  // Timing targets: run after these, alone (jest.e2e-alone.config.js).
+  testPathIgnorePatterns: ['/node_modules/', ...require('./jest.e2e-alone.files')],
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   testTimeout: 30_000,

@@ -16,3 +16,4 @@ export * from './faults';
 export * from './acl-redis';
 export * from './ports';
 export * from './observability-files';
+export * from './noisy-neighbour';

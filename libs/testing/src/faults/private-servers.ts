@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -88,17 +88,18 @@ abstract class DaemonServer implements PrivateServer {
 
 /**
  * Redis as compose runs it: `--appendonly yes` (every write in the AOF, fsync every second), so a stop
- * and restart keeps the BullMQ queues, idempotency records and rate-limit counters.
+ * and restart keeps the BullMQ queues, idempotency records and rate-limit counters. `args` adds
+ * compose's other options (e.g. the idempotency Redis's `--maxmemory 256mb --maxmemory-policy allkeys-lru`).
  */
 export class PrivateRedis extends DaemonServer {
   readonly name = 'redis' as const;
   protected readonly scheme = 'redis';
 
-  static async create(): Promise<PrivateRedis> {
+  static async create(args: string[] = []): Promise<PrivateRedis> {
     const port = await freePort();
     const dir = mkdtempSync(path.join(tmpdir(), 'dc-faults-redis-'));
     const redis = new PrivateRedis(port, dir, new Daemon('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--protected-mode', 'no',
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir, '--protected-mode', 'no', ...args,
     ]));
     await redis.start();
     return redis;
@@ -176,6 +177,11 @@ export class PrivatePostgres implements PrivateServer {
   /** The application database as the apps' role (rows only, no DDL: docs/adr/0027). */
   get appUrl(): string {
     return `postgresql://${APP_ROLE}@127.0.0.1:${this.port}/dc_faults`;
+  }
+
+  /** The running server's process id (the parent of its backends), from its postmaster.pid. */
+  get pid(): number {
+    return Number(readFileSync(path.join(this.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
 
   /** Creates the apps' role and the application database, and runs every migration (scripts/migrate.js, which grants the role). */
