@@ -14,9 +14,10 @@ import { ImportAttemptFailed, ImportBusy, RunImportUseCase } from './run-import.
  * BullMQ worker settings (docs/adr/0022), those of the webhook dispatcher (ADR 0020): a killed
  * importer's job returns to the queue once its lock has expired and a stalled-job check has run,
  * within lockDuration + 2 × stalledInterval (25 s), and is then resumed by any importer from the
- * import's checkpoints. maxStalledCount is effectively unbounded: a stalled import is always run
- * again — the database's checkpoints, not BullMQ, decide what is left to do. Started by the
- * importer (autorun off), with concurrency IMPORT_CONCURRENCY.
+ * import's checkpoints. maxStalledCount is effectively unbounded: the imports row, not BullMQ,
+ * decides what is left to do and how many runs an import may take (its `attempts`, counted by each
+ * run and bounded by IMPORT_MAX_ATTEMPTS, docs/adr/0043). Started by the importer (autorun off),
+ * with concurrency IMPORT_CONCURRENCY.
  */
 export const IMPORT_WORKER_SETTINGS = {
   autorun: false,
