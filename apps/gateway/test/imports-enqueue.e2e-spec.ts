@@ -109,11 +109,12 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
         .send({ fileName: 'march.csv' });
       expect(res.status).toBe(201);
       const data = res.body.data as ImportUploadView;
-      expect(Object.keys(data)).toEqual(['storageKey', 'uploadUrl', 'method', 'headers', 'expiresAt', 'maxBytes']);
+      expect(Object.keys(data)).toEqual(['storageKey', 'uploadUrl', 'method', 'headers', 'fields', 'expiresAt', 'maxBytes']);
       expect(data.storageKey).toMatch(new RegExp(`^portfolios/${pf}/uploads/upl_[0-9A-HJKMNP-TV-Z]{26}\\.csv$`));
       expect(data.uploadUrl).toMatch(new RegExp(`^${stack.env.PUBLIC_BASE_URL}/public/uploads/${encodeURIComponent(data.storageKey)}\\?expires=\\d+&signature=[0-9a-f]{64}$`));
       expect(data.method).toBe('PUT');
       expect(data.headers).toEqual({ 'Content-Type': 'text/csv' });
+      expect(data.fields).toEqual({});
       expect(data.maxBytes).toBe(MAX_BYTES);
       const expiresAt = Date.parse(data.expiresAt);
       expect(data.expiresAt).toEqual(ISO);

@@ -76,7 +76,7 @@ describe('PUT /public/uploads/<key> (local storage driver)', () => {
   let n = 0;
   const newKey = () => `portfolios/pf_01JTESTPORTFOLIO0000000000/uploads/upl_01JTESTUPLOAD${String(++n).padStart(13, '0')}.csv`;
   const target = (key: string, expiresInMs = 60_000): Promise<UploadTarget> =>
-    storage.uploadTarget(key, { expiresAt: new Date(Date.now() + expiresInMs), contentType: 'text/csv' });
+    storage.uploadTarget(key, { expiresAt: new Date(Date.now() + expiresInMs), contentType: 'text/csv', maxBytes: 1024 });
 
   beforeAll(async () => {
     stack = await Stack.start({ env: { IMPORT_MAX_FILE_BYTES: String(25 * 1024 * 1024) } });

@@ -1,6 +1,6 @@
 import type { ImportView } from '@dc/contracts';
 import {
-  createTenant, enqueueImport, getImport, OperatorClient, putUpload, requestUploadUrl, Stack, Tenant, uploadCsv, withDatabase,
+  createTenant, enqueueImport, getImport, OperatorClient, sendUpload, requestUploadUrl, Stack, Tenant, uploadCsv, withDatabase,
 } from '@dc/testing';
 import { fixture, IMPORT_ID, ImportClient, importRows, importStackEnv, ISO, mapping, newPortfolio, startImporter } from './import-kit';
 
@@ -50,6 +50,7 @@ describe('portfolio load routes: upload-url, enqueue, GET /v1/imports/{id}', () 
           uploadUrl: expect.any(String),
           method: 'PUT',
           headers: expect.any(Object),
+          fields: {},
           expiresAt: ISO,
           maxBytes: 1024 * 1024 * 1024,
         },
@@ -63,7 +64,7 @@ describe('portfolio load routes: upload-url, enqueue, GET /v1/imports/{id}', () 
       const ttl = Date.parse(view.expiresAt) - before;
       expect(ttl).toBeGreaterThan(3_590_000);
       expect(ttl).toBeLessThan(3_610_000);
-      const put = await putUpload(view, fixture('ok/multi-debt.csv'));
+      const put = await sendUpload(view, fixture('ok/multi-debt.csv'));
       expect(put.status).toBe(200);
       const rows = await withDatabase(stack.databaseUrl, async (c) => (await c.query('SELECT portfolio_id, file_name, storage_key FROM uploads WHERE storage_key = $1', [view.storageKey])).rows);
       expect(rows).toEqual([{ portfolio_id: pf, file_name: 'debtors.csv', storage_key: view.storageKey }]);

@@ -53,6 +53,7 @@ export class LocalDiskStorage implements ObjectStorage {
       url: localUploadUrl(this.options.publicBaseUrl, key, expires, this.options.signingKey),
       method: 'PUT',
       headers: { 'Content-Type': contentType },
+      fields: {},
     };
   }
 

@@ -1,11 +1,17 @@
 import type { Readable } from 'node:stream';
 
-/** Where and how a client uploads one file: a single PUT of the whole file, no API key. */
+/**
+ * Where and how a client uploads one file, in one request, with no API key: a PUT of the whole file
+ * with `headers` (the local driver's upload route), or a multipart/form-data POST of `fields` and
+ * then the file (S3's browser-based upload, whose signed policy bounds the size).
+ */
 export interface UploadTarget {
   url: string;
-  method: 'PUT';
-  /** Headers the client must send with the PUT (signed into S3's URL; checked by the gateway's upload route). */
+  method: 'PUT' | 'POST';
+  /** Headers the client must send (the PUT's Content-Type, checked by the gateway's upload route). */
   headers: Record<string, string>;
+  /** Form fields the POST must carry, in this order, before the file's field `file`; empty for a PUT. */
+  fields: Record<string, string>;
 }
 
 export interface UploadTargetOptions {
@@ -13,6 +19,8 @@ export interface UploadTargetOptions {
   expiresAt: Date;
   /** The content type the client must declare. */
   contentType: string;
+  /** The largest file the target takes, in bytes (S3 refuses a larger upload; the local route too). */
+  maxBytes: number;
 }
 
 export interface StoredFile {
@@ -28,11 +36,11 @@ export interface StoredFile {
  * Storage of uploaded CSV files behind one interface (docs/adr/0021). api-core asks for upload
  * targets and checks that a file exists; the importer streams it; two drivers, chosen by
  * STORAGE_DRIVER: `local` (a directory; uploads go through the gateway's signed upload route) and
- * `s3` (an S3-compatible bucket; uploads go straight to it with a presigned PUT).
+ * `s3` (an S3-compatible bucket; uploads go straight to it with a presigned POST).
  */
 export interface ObjectStorage {
   readonly driver: 'local' | 's3';
-  /** A URL the client PUTs the file to, valid until `expiresAt`. */
+  /** Where and how the client uploads the file, valid until `expiresAt`. */
   uploadTarget(key: string, options: UploadTargetOptions): Promise<UploadTarget>;
   /** The stored file's size, or null when nothing was uploaded under `key`. */
   stat(key: string): Promise<StoredFile | null>;

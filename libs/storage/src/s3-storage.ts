@@ -3,11 +3,10 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
-  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { StorageConfig } from '@dc/config';
 import type { Readable } from 'node:stream';
 import type { ObjectStorage, StoredFile, UploadTarget, UploadTargetOptions } from './object-storage';
@@ -22,15 +21,16 @@ import { assertStorageKey } from './storage-key';
  */
 export type S3StorageOptions = Omit<StorageConfig['s3'], 'publicEndpoint'> & { publicEndpoint?: string };
 
-/** SigV4 presigned URLs are valid for at most 7 days. */
+/** Upload policies are kept to SigV4's longest validity, 7 days. */
 const MAX_PRESIGN_SECONDS = 604_800;
 /** Bound on metadata calls (stat, delete, check); reading a body has no overall bound. */
 const CALL_TIMEOUT_MS = 10_000;
 
 /**
- * An S3-compatible bucket (AWS S3, MinIO). Clients upload with one presigned PUT whose
- * Content-Type is signed, so a PUT with another (or none) is refused by the server. Several
- * importer replicas on several hosts read the same objects.
+ * An S3-compatible bucket (AWS S3, MinIO). Clients upload with one presigned POST (S3's
+ * browser-based upload): its signed policy names the key, the Content-Type and the largest size, so
+ * the server itself refuses another key, another type or a file past the limit — a presigned PUT
+ * cannot bound the size it stores. Several importer replicas on several hosts read the same objects.
  */
 export class S3Storage implements ObjectStorage {
   readonly driver = 's3' as const;
@@ -45,15 +45,18 @@ export class S3Storage implements ObjectStorage {
     this.presignClient = options.publicEndpoint ? new S3Client(clientConfig(options, options.publicEndpoint)) : this.client;
   }
 
-  async uploadTarget(key: string, { expiresAt, contentType }: UploadTargetOptions): Promise<UploadTarget> {
+  async uploadTarget(key: string, { expiresAt, contentType, maxBytes }: UploadTargetOptions): Promise<UploadTarget> {
     assertStorageKey(key);
-    const expiresIn = Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000)));
-    const url = await getSignedUrl(this.presignClient, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }), {
-      expiresIn,
-      // The presigner leaves Content-Type unsigned unless asked: signed, the server refuses any other.
-      signableHeaders: new Set(['content-type']),
+    const expires = Math.min(MAX_PRESIGN_SECONDS, Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000)));
+    // The policy holds `key`, `bucket` and every given field as exact conditions, and the size range.
+    const { url, fields } = await createPresignedPost(this.presignClient, {
+      Bucket: this.bucket,
+      Key: key,
+      Fields: { 'Content-Type': contentType },
+      Conditions: [['content-length-range', 0, maxBytes]],
+      Expires: expires,
     });
-    return { url, method: 'PUT', headers: { 'Content-Type': contentType } };
+    return { url, method: 'POST', headers: {}, fields };
   }
 
   async stat(key: string): Promise<StoredFile | null> {
@@ -70,7 +73,7 @@ export class S3Storage implements ObjectStorage {
   async openRead(key: string, expected?: StoredFile): Promise<Readable> {
     assertStorageKey(key);
     try {
-      // If-Match: the server answers 412 rather than another object's bytes (a PUT to a still-valid URL).
+      // If-Match: the server answers 412 rather than another object's bytes (an upload again while the policy is valid).
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, IfMatch: expected?.version || undefined }));
       const body = object.Body as Readable;
       // The ETag and length too: a server that ignores If-Match still tells which object it sent.
@@ -110,8 +113,7 @@ function clientConfig(options: S3StorageOptions, endpoint: string): S3ClientConf
     forcePathStyle: options.forcePathStyle,
     // Without keys, the SDK's default chain (environment, web identity / IRSA, instance role).
     ...(options.accessKeyId ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
-    // Otherwise the SDK puts a CRC32 of the empty body into a presigned PUT's URL, and S3 refuses
-    // every real upload to it: checksums only where an operation requires them.
+    // Checksums only where an operation requires them (the SDK's default would add some to every call).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: 5_000 },

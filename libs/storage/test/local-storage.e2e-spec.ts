@@ -120,7 +120,7 @@ describe('LocalDiskStorage', () => {
       await expect(storage.stat(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
       await expect(storage.openRead(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
       await expect(storage.delete(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
-      await expect(storage.uploadTarget(key, { expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv' })).rejects.toBeInstanceOf(InvalidStorageKeyError);
+      await expect(storage.uploadTarget(key, { expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv', maxBytes: 1024 })).rejects.toBeInstanceOf(InvalidStorageKeyError);
       expect(await readFile(path.join(root, 'outside.csv'), 'utf8')).toBe('untouched');
       expect(await filesUnder(root)).toEqual(['outside.csv']);
     },
@@ -128,15 +128,16 @@ describe('LocalDiskStorage', () => {
 
   it("gives the gateway route's signed URL, its expiry in unix seconds", async () => {
     const expiresAt = new Date('2030-01-02T03:04:05.678Z');
-    const target = await storage.uploadTarget(KEY, { expiresAt, contentType: 'text/csv' });
+    const target = await storage.uploadTarget(KEY, { expiresAt, contentType: 'text/csv', maxBytes: 1024 });
     expect(target.method).toBe('PUT');
     expect(target.headers).toEqual({ 'Content-Type': 'text/csv' });
+    expect(target.fields).toEqual({});
     const url = new URL(target.url);
     expect(`${url.origin}${url.pathname}`).toBe('http://127.0.0.1:4000/public/uploads/portfolios%2Fpf_1%2Fuploads%2Fupl_1.csv');
     const expires = Math.floor(expiresAt.getTime() / 1000);
     expect(url.searchParams.get('expires')).toBe(String(expires));
     expect(verifyUpload(KEY, expires, url.searchParams.get('signature')!, SIGNING_KEY)).toBe(true);
-    await expect(storage.uploadTarget(KEY, { expiresAt, contentType: 'application/json' })).rejects.toThrow('text/csv only');
+    await expect(storage.uploadTarget(KEY, { expiresAt, contentType: 'application/json', maxBytes: 1024 })).rejects.toThrow('text/csv only');
   });
 
   it('check creates the directory and proves it writable', async () => {

@@ -6,9 +6,12 @@ import { S3RVER_CREDENTIALS, S3TestServer } from './s3-test-server';
 
 const BUCKET = 'dc-uploads';
 
-/** The client's upload, exactly as upload-url describes it. */
-function put(target: UploadTarget, body: string | Uint8Array, headers: Record<string, string> = target.headers, url = target.url) {
-  return fetch(url, { method: target.method, headers, body });
+/** The client's upload, exactly as upload-url describes it: the form's fields in order, then the file. */
+function post(target: UploadTarget, body: string | Uint8Array, fields: Record<string, string> = target.fields, url = target.url) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new Blob([body]), 'upload.csv');
+  return fetch(url, { method: target.method, headers: target.headers, body: form });
 }
 
 function sha256(data: Buffer | string): string {
@@ -27,7 +30,8 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
   let storage: S3Storage;
   let n = 0;
   const newKey = () => `portfolios/pf_s3/uploads/upl_${++n}.csv`;
-  const inAMinute = () => ({ expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv' });
+  const MAX_BYTES = 64 * 1024;
+  const inAMinute = () => ({ expiresAt: new Date(Date.now() + 60_000), contentType: 'text/csv', maxBytes: MAX_BYTES });
 
   beforeAll(async () => {
     server = await S3TestServer.start([BUCKET]);
@@ -46,85 +50,94 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     missing.close();
   });
 
-  it('gives a presigned path-style PUT with the Content-Type signed and no checksum of an empty body', async () => {
+  it("gives a presigned POST to the bucket whose policy names the key, the Content-Type, the size range and the expiry", async () => {
     const key = newKey();
-    const target = await storage.uploadTarget(key, { expiresAt: new Date(Date.now() + 3_600_000), contentType: 'text/csv' });
-    expect(target.method).toBe('PUT');
-    expect(target.headers).toEqual({ 'Content-Type': 'text/csv' });
-    const url = new URL(target.url);
-    expect(`${url.origin}${url.pathname}`).toBe(`${server.endpoint}/${BUCKET}/${key}`);
-    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-type;host');
-    expect(Number(url.searchParams.get('X-Amz-Expires'))).toBeGreaterThanOrEqual(3_598);
-    expect(Number(url.searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(3_600);
-    // The SDK's default adds x-amz-checksum-crc32 of the empty body; S3 then refuses every real upload.
-    expect([...url.searchParams.keys()].filter((k) => k.toLowerCase().includes('checksum'))).toEqual([]);
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const target = await storage.uploadTarget(key, { expiresAt, contentType: 'text/csv', maxBytes: MAX_BYTES });
+    expect(target.method).toBe('POST');
+    expect(target.url).toBe(`${server.endpoint}/${BUCKET}`);
+    expect(target.headers).toEqual({});
+    expect(Object.keys(target.fields).sort()).toEqual(['Content-Type', 'Policy', 'X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Signature', 'bucket', 'key']);
+    expect(target.fields).toMatchObject({ 'Content-Type': 'text/csv', bucket: BUCKET, key });
+    const policy = JSON.parse(Buffer.from(target.fields.Policy, 'base64').toString('utf8'));
+    expect(policy.conditions).toEqual(expect.arrayContaining([['content-length-range', 0, MAX_BYTES], { key }, { 'Content-Type': 'text/csv' }, { bucket: BUCKET }]));
+    expect(Math.abs(Date.parse(policy.expiration) - expiresAt.getTime())).toBeLessThanOrEqual(2_000);
   });
 
-  it('takes the upload with exactly the returned method, URL and headers, then stats and streams it', async () => {
+  it('takes the upload with exactly the returned method, URL and fields (204), then stats and streams it', async () => {
     const key = newKey();
-    const content = Buffer.from('document,name,amount\n' + Array.from({ length: 50_000 }, (_, i) => `${i},"Name ${i}",${i}.50\n`).join(''));
-    const response = await put(await storage.uploadTarget(key, inAMinute()), content);
-    expect(response.status).toBe(200);
+    const content = Buffer.from('document,name,amount\n' + Array.from({ length: 2_000 }, (_, i) => `${i},"Name ${i}",${i}.50\n`).join(''));
+    expect(content.length).toBeLessThan(MAX_BYTES);
+    const response = await post(await storage.uploadTarget(key, inAMinute()), content);
+    expect(response.status).toBe(204);
     expect(await storage.stat(key)).toEqual({ sizeBytes: content.length, version: expect.any(String) });
     const stream = await storage.openRead(key);
     expect(stream).toBeInstanceOf(Readable);
     expect(sha256(await readAll(stream))).toBe(sha256(content));
   });
 
-  it('lets the same URL overwrite the file while it is valid', async () => {
+  it('takes a file of exactly the limit and refuses one byte more (400 EntityTooLarge), storing nothing', async () => {
+    const atLimit = newKey();
+    expect((await post(await storage.uploadTarget(atLimit, inAMinute()), new Uint8Array(MAX_BYTES).fill(0x61))).status).toBe(204);
+    expect(await storage.stat(atLimit)).toEqual({ sizeBytes: MAX_BYTES, version: expect.any(String) });
+    const past = newKey();
+    const response = await post(await storage.uploadTarget(past, inAMinute()), new Uint8Array(MAX_BYTES + 1).fill(0x61));
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('<Code>EntityTooLarge</Code>');
+    expect(await storage.stat(past)).toBeNull();
+  });
+
+  it('lets the same policy overwrite the file while it is valid', async () => {
     const key = newKey();
     const target = await storage.uploadTarget(key, inAMinute());
-    expect((await put(target, 'a\n1\n')).status).toBe(200);
-    expect((await put(target, 'a\n1\n2\n')).status).toBe(200);
+    expect((await post(target, 'a\n1\n')).status).toBe(204);
+    expect((await post(target, 'a\n1\n2\n')).status).toBe(204);
     expect(await storage.stat(key)).toEqual({ sizeBytes: 6, version: expect.any(String) });
   });
 
   it('reads the object as it was checked, or refuses it once replaced (If-Match, the length)', async () => {
     const key = newKey();
     const target = await storage.uploadTarget(key, inAMinute());
-    expect((await put(target, 'a\n1\n')).status).toBe(200);
+    expect((await post(target, 'a\n1\n')).status).toBe(204);
     const checked = await storage.stat(key);
     expect(await readAll(await storage.openRead(key, checked ?? undefined))).toEqual(Buffer.from('a\n1\n'));
     for (const replacement of ['a\n2\n', 'a\n1\n2\n']) {
-      expect((await put(target, replacement)).status).toBe(200);
+      expect((await post(target, replacement)).status).toBe(204);
       await expect(storage.openRead(key, checked ?? undefined)).rejects.toThrow(StoredFileChangedError);
     }
   });
 
   it.each([
-    ['another Content-Type', { 'Content-Type': 'application/octet-stream' }],
-    ['text/csv with a charset', { 'Content-Type': 'text/csv; charset=utf-8' }],
-    ['no Content-Type', {}],
-  ])('refuses a PUT with %s, storing nothing', async (_what, headers: Record<string, string>) => {
-    const key = newKey();
-    const response = await put(await storage.uploadTarget(key, inAMinute()), new TextEncoder().encode('a,b\n'), headers);
-    expect(response.status).toBe(403);
-    expect(await response.text()).toContain('SignatureDoesNotMatch');
-    expect(await storage.stat(key)).toBeNull();
-  });
-
-  it('refuses a URL whose key was changed', async () => {
+    ['another Content-Type', { 'Content-Type': 'application/octet-stream' }, 'AccessDenied'],
+    ['text/csv with a charset', { 'Content-Type': 'text/csv; charset=utf-8' }, 'AccessDenied'],
+    ['no Content-Type', { 'Content-Type': undefined }, 'AccessDenied'],
+    ['another key', { key: 'portfolios/pf_s3/uploads/upl_other.csv' }, 'AccessDenied'],
+    ['a field the policy does not name', { acl: 'public-read' }, 'AccessDenied'],
+    ['a changed policy', { Policy: 'e30=' }, 'SignatureDoesNotMatch'],
+  ])('refuses a POST with %s (403), storing nothing', async (_what, change: Record<string, string | undefined>, code) => {
     const key = newKey();
     const target = await storage.uploadTarget(key, inAMinute());
-    const other = newKey();
-    const response = await put(target, 'a,b\n', target.headers, target.url.replace(key, other));
+    const fields = Object.fromEntries(Object.entries({ ...target.fields, ...change }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const response = await post(target, 'a,b\n', fields);
     expect(response.status).toBe(403);
-    expect(await storage.stat(other)).toBeNull();
+    expect(await response.text()).toContain(`<Code>${code}</Code>`);
+    expect(await storage.stat(key)).toBeNull();
+    expect(await storage.stat('portfolios/pf_s3/uploads/upl_other.csv')).toBeNull();
   });
 
-  it('refuses an expired URL', async () => {
+  it('refuses an expired policy', async () => {
     const key = newKey();
-    const target = await storage.uploadTarget(key, { expiresAt: new Date(Date.now() + 1_000), contentType: 'text/csv' });
+    const target = await storage.uploadTarget(key, { ...inAMinute(), expiresAt: new Date(Date.now() + 1_000) });
     await new Promise((r) => setTimeout(r, 2_100));
-    const response = await put(target, 'a,b\n');
+    const response = await post(target, 'a,b\n');
     expect(response.status).toBe(403);
-    expect(await response.text()).toContain('Request has expired');
+    expect(await response.text()).toContain('Policy expired');
     expect(await storage.stat(key)).toBeNull();
   });
 
   it('deletes; a missing key stats null, opens as not found and deletes quietly', async () => {
     const key = newKey();
-    expect((await put(await storage.uploadTarget(key, inAMinute()), 'a\n')).status).toBe(200);
+    expect((await post(await storage.uploadTarget(key, inAMinute()), 'a\n')).status).toBe(204);
     await storage.delete(key);
     expect(await storage.stat(key)).toBeNull();
     await expect(storage.openRead(key)).rejects.toBeInstanceOf(StoredFileNotFoundError);
@@ -137,13 +150,13 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     await expect(storage.openRead('a//b.csv')).rejects.toBeInstanceOf(InvalidStorageKeyError);
   });
 
-  it('signs upload URLs for S3_PUBLIC_ENDPOINT when the services reach the server elsewhere', async () => {
-    // The services' endpoint is unreachable here: only the URL's (public) endpoint can take the PUT.
+  it('gives upload URLs of S3_PUBLIC_ENDPOINT when the services reach the server elsewhere', async () => {
+    // The services' endpoint is unreachable here: only the URL's (public) endpoint can take the POST.
     const publicSide = new S3Storage({ ...options, endpoint: 'http://127.0.0.1:9', publicEndpoint: server.endpoint.replace('127.0.0.1', 'localhost') });
     const key = newKey();
     const target = await publicSide.uploadTarget(key, inAMinute());
-    expect(target.url.startsWith(`${server.endpoint.replace('127.0.0.1', 'localhost')}/${BUCKET}/${key}?`)).toBe(true);
-    expect((await put(target, 'a,b\n1,2\n')).status).toBe(200);
+    expect(target.url).toBe(`${server.endpoint.replace('127.0.0.1', 'localhost')}/${BUCKET}`);
+    expect((await post(target, 'a,b\n1,2\n')).status).toBe(204);
     expect(await storage.stat(key)).toEqual({ sizeBytes: 8, version: expect.any(String) });
     publicSide.close();
   });

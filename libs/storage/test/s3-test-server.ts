@@ -1,6 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,16 +13,16 @@ export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3R
  * An S3-compatible server for the S3 driver's tests (MinIO cannot be installed here): s3rver
  * in-process on a free port, with its data in a temporary directory.
  *
- * s3rver checks a presigned URL's expiry but not its SigV4 signature ("V4 signatures have
- * incomplete support": lib/middleware/authentication.js accepts any), so a PUT with another
- * Content-Type than the signed one would pass. This server verifies the signature of every
- * query-signed request itself, as S3 and MinIO do, before handing it to s3rver: 403
- * SignatureDoesNotMatch otherwise. The verification is written from the SigV4 specification,
- * independently of the SDK that signs.
+ * s3rver checks neither SigV4 signatures ("V4 signatures have incomplete support": its
+ * authentication middleware accepts any) nor a POST upload's policy: it would store a file of any
+ * size, type or key. This server checks a form POST itself, as S3 and MinIO do, before handing it to
+ * s3rver: its signature, expiry and every condition of its policy (exact fields, prefixes,
+ * content-length-range), answering S3's errors (403 SignatureDoesNotMatch / AccessDenied, 400
+ * EntityTooLarge). The checks are written from the S3 documentation, independently of the SDK that signs.
  */
 export class S3TestServer {
   private constructor(
-    private readonly server: Server,
+    private readonly servers: Server[],
     private readonly directory: string,
     readonly endpoint: string,
   ) {}
@@ -32,62 +32,107 @@ export class S3TestServer {
     const s3rver = new S3rver({ silent: true, directory, configureBuckets: buckets.map((name) => ({ name })) });
     await s3rver.configureBuckets();
     const handle = s3rver.callback();
+    // A checked POST's body has been read: it reaches s3rver again through this listener.
+    const inner = createServer(handle);
+    await listen(inner);
     const server = createServer((req, res) => {
-      if (new URL(req.url ?? '/', 'http://x').searchParams.has('X-Amz-Signature') && !presignedSignatureMatches(req, S3RVER_CREDENTIALS.secretAccessKey)) {
-        return refuse(res);
+      if (req.method === 'POST' && /^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
+        void checkedPost(req, res, (inner.address() as AddressInfo).port).catch((err: Error) => res.destroy(err));
+        return;
       }
       handle(req, res);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new S3TestServer(server, directory, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await listen(server);
+    return new S3TestServer([server, inner], directory, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
 
   async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
     await rm(this.directory, { recursive: true, force: true });
   }
 }
 
-function refuse(res: ServerResponse): void {
-  res.writeHead(403, { 'content-type': 'application/xml', connection: 'close' });
-  res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>');
+function listen(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 }
 
-/** RFC 3986 unreserved characters stay, everything else is %XX (SigV4's UriEncode). */
-function uriEncode(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+function refuse(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/xml', connection: 'close' });
+  res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+}
+
+/** Reads a form POST, checks its policy, and forwards it unchanged to s3rver or answers S3's error. */
+async function checkedPost(req: IncomingMessage, res: ServerResponse, innerPort: number): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const form = await new Response(body, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+  const bucket = new URL(req.url ?? '/', 'http://x').pathname.split('/')[1];
+  const refusal = postPolicyRefusal(form, bucket, S3RVER_CREDENTIALS.secretAccessKey);
+  if (refusal) return refuse(res, ...refusal);
+  const forwarded = request({ port: innerPort, host: '127.0.0.1', method: 'POST', path: req.url, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  forwarded.on('error', (err) => res.destroy(err));
+  forwarded.end(body);
 }
 
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
-/** SigV4 query-string authentication (AWS "Authenticating Requests: Using Query Parameters"). */
-function presignedSignatureMatches(req: IncomingMessage, secretAccessKey: string): boolean {
-  const url = new URL(req.url ?? '/', 'http://x');
-  const query = url.searchParams;
-  const signature = query.get('X-Amz-Signature') ?? '';
-  const credential = (query.get('X-Amz-Credential') ?? '').split('/');
-  const amzDate = query.get('X-Amz-Date') ?? '';
-  const signedHeaders = (query.get('X-Amz-SignedHeaders') ?? '').split(';');
-  if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || credential.length !== 5 || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  const [, date, region, service, terminator] = credential;
+/** Form fields S3 leaves out of the policy's conditions. */
+const UNCONDITIONED = new Set(['file', 'policy', 'x-amz-signature']);
 
-  const canonicalUri = url.pathname
-    .split('/')
-    .map((segment) => uriEncode(decodeURIComponent(segment)))
-    .join('/');
-  const canonicalQuery = [...query.entries()]
-    .filter(([name]) => name !== 'X-Amz-Signature')
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)])
-    .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  const canonicalHeaders = signedHeaders.map((name) => `${name}:${String(req.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
-  const payloadHash = query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
-  const canonicalRequest = [req.method, canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders.join(';'), payloadHash].join('\n');
-
-  const scope = `${date}/${region}/${service}/${terminator}`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest, 'utf8').digest('hex')].join('\n');
+/**
+ * S3's POST policy ("Browser-based uploads using POST", SigV4): the signature is the HMAC of the
+ * base64 policy with the credential's signing key; the policy must not have expired; every form
+ * field but the unconditioned ones must match a condition (names case-insensitive), and each
+ * condition must hold. Answers [status, code, message] of the refusal, or null.
+ */
+function postPolicyRefusal(form: FormData, bucket: string, secretAccessKey: string): [number, string, string] | null {
+  const text = (name: string) => {
+    for (const [key, value] of form.entries()) if (key.toLowerCase() === name.toLowerCase() && typeof value === 'string') return value;
+    return undefined;
+  };
+  const policy = text('Policy') ?? '';
+  const signature = text('X-Amz-Signature') ?? '';
+  const [, date, region, service, terminator] = (text('X-Amz-Credential') ?? '').split('/');
+  if (!policy || text('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !/^[0-9a-f]{64}$/.test(signature) || !terminator) {
+    return [403, 'AccessDenied', 'Policy and a SigV4 signature are required.'];
+  }
   const signingKey = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), service), terminator);
-  return timingSafeEqual(hmac(signingKey, stringToSign), Buffer.from(signature, 'hex'));
+  if (!timingSafeEqual(hmac(signingKey, policy), Buffer.from(signature, 'hex'))) {
+    return [403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'];
+  }
+  const { expiration, conditions } = JSON.parse(Buffer.from(policy, 'base64').toString('utf8')) as { expiration: string; conditions: unknown[] };
+  if (!(Date.parse(expiration) > Date.now())) return [403, 'AccessDenied', 'Invalid according to Policy: Policy expired.'];
+
+  const file = form.get('file');
+  const size = file instanceof Blob ? file.size : -1;
+  const value = (name: string) => (name === 'bucket' ? bucket : text(name));
+  const conditioned = new Set<string>();
+  for (const condition of conditions) {
+    if (Array.isArray(condition) && condition[0] === 'content-length-range') {
+      const [, min, max] = condition as [string, number, number];
+      if (size > max) return [400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size'];
+      if (size < min) return [400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed size'];
+      continue;
+    }
+    const [op, field, expected] = Array.isArray(condition) ? condition : ['eq', `$${Object.keys(condition as object)[0]}`, Object.values(condition as object)[0]];
+    const name = String(field).replace(/^\$/, '').toLowerCase();
+    conditioned.add(name);
+    const actual = value(name) ?? '';
+    const holds = op === 'eq' ? actual === expected : op === 'starts-with' ? actual.startsWith(String(expected)) : false;
+    if (!holds) return [403, 'AccessDenied', `Invalid according to Policy: Policy Condition failed: ${JSON.stringify(condition)}`];
+  }
+  for (const name of form.keys()) {
+    const lower = name.toLowerCase();
+    if (!UNCONDITIONED.has(lower) && !lower.startsWith('x-ignore-') && !conditioned.has(lower)) {
+      return [403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${name}`];
+    }
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
 import type { ColumnMappingDto, EnqueueImportDto, ImportUploadView, ImportView } from '@dc/contracts';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import type { JsonResponse } from './operator-client';
 
 /**
- * The portfolio load flow as a client drives it (docs/imports.md): upload-url, one PUT of the file
- * with exactly the method, URL and headers answered, enqueue, poll GET /v1/imports/{id}.
+ * The portfolio load flow as a client drives it (docs/imports.md): upload-url, one upload of the file
+ * exactly as answered (method, URL, headers, form fields), enqueue, poll GET /v1/imports/{id}.
  * `publicUrl` is the gateway's base (`stack.publicUrl`); routes are under /public/v1.
  */
 
@@ -60,11 +60,18 @@ export function requestUploadUrl(publicUrl: string, apiKey: string, portfolioId:
 export type UploadBody = string | Buffer | { path: string };
 
 /**
- * Sends the file to an upload target exactly as upload-url described it (method, URL, headers) and
- * answers the status and body text. Streams files; sets Content-Length (the one header a client
- * always adds to a PUT).
+ * Sends the file to an upload target exactly as upload-url described it and answers the status and
+ * body text: a PUT of the file with `headers` (and Content-Length, the one header a client always
+ * adds), or a multipart/form-data POST of `fields` then the file as `file`. Streams files from disk.
  */
-export async function putUpload(target: Pick<ImportUploadView, 'uploadUrl' | 'method' | 'headers'>, body: UploadBody): Promise<{ status: number; body: string }> {
+export async function sendUpload(target: Pick<ImportUploadView, 'uploadUrl' | 'method' | 'headers' | 'fields'>, body: UploadBody): Promise<{ status: number; body: string }> {
+  if (target.method === 'POST') {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(target.fields)) form.append(name, value);
+    form.append('file', typeof body === 'string' || Buffer.isBuffer(body) ? new Blob([body]) : await openAsBlob(body.path), 'upload.csv');
+    const response = await fetch(target.uploadUrl, { method: 'POST', headers: target.headers, body: form });
+    return { status: response.status, body: await response.text() };
+  }
   const url = new URL(target.uploadUrl);
   const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : (await stat(body.path)).size;
   const client = url.protocol === 'https:' ? https : http;
@@ -82,11 +89,11 @@ export async function putUpload(target: Pick<ImportUploadView, 'uploadUrl' | 'me
   });
 }
 
-/** upload-url (201) then the PUT (200); answers the storageKey to enqueue. */
+/** upload-url (201) then the upload (PUT 200, or POST 204 as S3 answers it); answers the storageKey to enqueue. */
 export async function uploadCsv(publicUrl: string, apiKey: string, portfolioId: string, body: UploadBody, fileName?: string): Promise<string> {
   const target = expectStatus('upload-url', await requestUploadUrl(publicUrl, apiKey, portfolioId, fileName ? { fileName } : {}), 201).data;
-  const put = await putUpload(target, body);
-  if (put.status !== 200) throw new Error(`upload PUT ${target.uploadUrl}: expected 200, got ${put.status}: ${put.body}`);
+  const sent = await sendUpload(target, body);
+  if (sent.status !== (target.method === 'PUT' ? 200 : 204)) throw new Error(`upload ${target.method} ${target.uploadUrl}: got ${sent.status}: ${sent.body}`);
   return target.storageKey;
 }
 

@@ -58,20 +58,22 @@ export class ImportsService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** A new storage key of the portfolio, with where and how to PUT the file; both valid IMPORT_UPLOAD_TTL_SECONDS. */
+  /** A new storage key of the portfolio, with where and how to upload the file; both valid IMPORT_UPLOAD_TTL_SECONDS. */
   async uploadUrl(auth: AuthContext, { portfolioId, body }: ImportUploadUrlInput): Promise<ImportUploadView> {
     if (!(await this.lookups.findReachablePortfolio(auth, portfolioId))) throw AppError.notFound('portfolio');
     const expiresAt = new Date(Date.now() + this.config.imports.uploadTtlSeconds * 1000);
     const upload = { portfolioId, apiKeyId: auth.apiKeyId, fileName: body.fileName ?? null, expiresAt };
     const storageKey = await this.imports.insertUpload(upload);
-    const target = await this.storage.uploadTarget(storageKey, { expiresAt, contentType: UPLOAD_CONTENT_TYPE });
+    const maxBytes = this.config.imports.maxFileBytes;
+    const target = await this.storage.uploadTarget(storageKey, { expiresAt, contentType: UPLOAD_CONTENT_TYPE, maxBytes });
     return {
       storageKey,
       uploadUrl: target.url,
       method: target.method,
       headers: target.headers,
+      fields: target.fields,
       expiresAt: expiresAt.toISOString(),
-      maxBytes: this.config.imports.maxFileBytes,
+      maxBytes,
     };
   }
 

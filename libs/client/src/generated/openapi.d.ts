@@ -425,10 +425,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get a place to upload a CSV file (step 1 of a portfolio load; step 2 is the PUT)
+         * Get a place to upload a CSV file (step 1 of a portfolio load; step 2 is the upload)
          * @description Issues a new `storageKey` for the portfolio and the URL to upload its file to. The body is optional (`{}` or none); `fileName` is kept for operators only.
          *
-         *     Upload the file with one request: `method` (PUT) to `uploadUrl` with exactly the returned `headers` (`Content-Type: text/csv`), the whole file as the body, no API key. At most `maxBytes` bytes (IMPORT_MAX_FILE_BYTES, default 1 GiB). The URL and the key are valid until `expiresAt` (IMPORT_UPLOAD_TTL_SECONDS after issue, default 1 hour): upload, then enqueue with POST /v1/portfolios/{id}/imports, before it.
+         *     Upload the file with one request to `uploadUrl`, no API key, as `method` says. `PUT` (the platform's own storage): exactly the returned `headers` (`Content-Type: text/csv`), the whole file as the body; 200. `POST` (S3 storage): a `multipart/form-data` body of every entry of `fields`, as given and in order, then the file as the last field, named `file`; 204, and S3's own errors (400 EntityTooLarge, 403 AccessDenied). At most `maxBytes` bytes (IMPORT_MAX_FILE_BYTES, default 1 GiB), refused while uploading. The URL and the key are valid until `expiresAt` (IMPORT_UPLOAD_TTL_SECONDS after issue, default 1 hour): upload, then enqueue with POST /v1/portfolios/{id}/imports, before it.
          *
          *     The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.
          *
@@ -826,9 +826,12 @@ export interface components {
         ImportUploadView: {
             storageKey: string;
             uploadUrl: string;
-            /** @constant */
-            method: "PUT";
+            /** @enum {string} */
+            method: "PUT" | "POST";
             headers: {
+                [key: string]: string;
+            };
+            fields: {
                 [key: string]: string;
             };
             /** Format: date-time */

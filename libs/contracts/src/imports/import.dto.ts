@@ -45,9 +45,15 @@ export interface ImportUploadView {
   /** Pass it to POST /v1/portfolios/{id}/imports once the file is uploaded. */
   storageKey: string;
   uploadUrl: string;
-  method: 'PUT';
-  /** Send exactly these headers with the upload. */
+  /**
+   * `PUT`: the file is the body, sent with `headers`. `POST` (S3 storage): a multipart/form-data body
+   * of `fields`, in order, then the file as the last field, named `file`.
+   */
+  method: 'PUT' | 'POST';
+  /** Send exactly these headers with the upload (empty for a POST). */
   headers: Record<string, string>;
+  /** The form fields of a POST upload, to send as they are (empty for a PUT). */
+  fields: Record<string, string>;
   /** After this instant the URL refuses uploads and the key is no longer accepted by POST imports. */
   expiresAt: string;
   /** The largest file accepted, in bytes. */

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { generateCsv, generatedHeader, generatedRow, GeneratedRowOptions, identityMapping, putUpload } from '../import-client';
+import { generateCsv, generatedHeader, generatedRow, GeneratedRowOptions, identityMapping, sendUpload } from '../import-client';
 import { createTenant, OperatorClient, Tenant } from '../operator-client';
 import { ServiceProcess } from '../service-process';
 import { Stack } from '../stack';
@@ -523,7 +523,7 @@ export class FaultSuite {
         const a = await phase.log.send('import', this.url(`/portfolios/${phase.importPortfolioId}/imports/upload-url`), { method: 'POST', headers: this.headers(), body: '{}' });
         return a.status === 201 ? a.body.data : undefined;
       });
-      await retrying(async () => ((await putUpload(target, csv)).status === 200 ? true : undefined));
+      await retrying(async () => ((await sendUpload(target, csv)).status === 200 ? true : undefined));
       const enqueueBody = JSON.stringify({ storageKey: target.storageKey, columnMapping: identityMapping(generatedHeader(importRowOptions(phase))), conflictResolution: 'add' });
       const queued: ImportView = await retrying(async () => {
         const a = await phase.log.send('import', this.url(`/portfolios/${phase.importPortfolioId}/imports`), {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { csvLine, generateCsv, generatedHeader, generatedRow, identityMapping, putUpload, UploadBody } from '../import-client';
+import { csvLine, generateCsv, generatedHeader, generatedRow, identityMapping, sendUpload, UploadBody } from '../import-client';
 import { A_UNITS_PER_MINUTE, NoisyNeighbourProfile } from './profile';
 import { debtorOf } from './quiet-tenant';
 import { paced, TenantApi } from './tenant-api';
@@ -141,7 +141,7 @@ export class NoisyLoad {
     const api = this.apis.imports;
     const target = await api.send('upload-url', 'POST', `/portfolios/${this.a.portfolios.imports}/imports/upload-url`, {});
     if (target.status !== 201) return;
-    const put = await putUpload(target.body.data, body);
+    const put = await sendUpload(target.body.data, body);
     if (put.status !== 200) {
       api.answers.push({ kind: 'upload', sentAt: Date.now(), ms: 0, status: put.status });
       return;

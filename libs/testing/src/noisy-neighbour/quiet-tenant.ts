@@ -1,4 +1,4 @@
-import { generateCsv, generatedHeader, identityMapping, putUpload } from '../import-client';
+import { generateCsv, generatedHeader, identityMapping, sendUpload } from '../import-client';
 import type { NoisyNeighbourProfile } from './profile';
 import { sleep } from '../faults/load';
 import { paced, TenantApi } from './tenant-api';
@@ -77,7 +77,7 @@ export async function runMix(
     const header = generatedHeader({ email: false });
     const target = await api.send('import', 'POST', `/portfolios/${b.importPortfolioId}/imports/upload-url`, {});
     if (target.status !== 201) return;
-    const put = await putUpload(target.body.data, generateCsv(profile.importRows, { prefix: `b-${label}`, email: false }));
+    const put = await sendUpload(target.body.data, generateCsv(profile.importRows, { prefix: `b-${label}`, email: false }));
     if (put.status !== 200) api.answers.push({ kind: 'import upload', sentAt: Date.now(), ms: 0, status: put.status });
     const queued = await api.send('import', 'POST', `/portfolios/${b.importPortfolioId}/imports`,
       { storageKey: target.body.data.storageKey, columnMapping: identityMapping(header), conflictResolution: 'add' }, { 'idempotency-key': `b-${label}-import` });
