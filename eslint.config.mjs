@@ -39,13 +39,14 @@ export default [
   {
     // One home per kind of code in api-core (docs/architecture.md): SQL lives in repositories, so only
     // `*.repository.ts` files import the database library (or Prisma, or pg). Besides them, only the
-    // wiring that builds or hands out the Database (main.ts, shared/shared.module.ts) and the RPC
+    // wiring that builds or hands out the Database (main.ts, shared/shared.module.ts), the runtime patches it installs and the RPC
     // dispatcher (isTransientDatabaseError: a statement the database cut off is a 503). Types are
     // free everywhere: services hold a `Tx` and run `Transactions.transaction()` without any SQL.
     files: ['apps/api-core/src/**/*.ts'],
     ignores: [
       'apps/api-core/src/**/*.repository.ts',
       'apps/api-core/src/main.ts',
+      'apps/api-core/src/runtime-patches.ts',
       'apps/api-core/src/shared/shared.module.ts',
       'apps/api-core/src/rpc/rpc-dispatcher.ts',
     ],

@@ -3,23 +3,25 @@ import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import { bullPrefix, loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
-import { applyServiceRuntimeFlags, createLogger, currentDeadline, HealthServer, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, currentDeadline, HealthServer, installRuntimePatches, logRuntimePatches, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createStorage } from '@dc/storage';
-import { createRedis, NamespacedNatsServer, NatsBus, PayloadStore } from '@dc/transport';
+import { createRedis, NatsBus, NatsRpcServer, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
 import { AppModule } from './app.module';
 import { HANDLER_CLASSES } from './features';
 import { CoreMetrics } from './metrics/core-metrics';
 import { PostgresGate } from './postgres-gate';
 import { RpcDispatcher } from './rpc/rpc-dispatcher';
+import { API_CORE_RUNTIME_PATCHES } from './runtime-patches';
 import { LegacyTombstoneRekeyer } from './debtors/legacy-tombstone-rekeyer';
 import { WebhookSecretResealer } from './webhooks/webhook-secret-resealer';
 
 /** api-core: the domain. Serves NATS requests in the "api-core" queue group; HTTP only for health and metrics. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit('api-core');
-  applyServiceRuntimeFlags();
+  const patches = installRuntimePatches(API_CORE_RUNTIME_PATCHES, config.runtimePatchesOff);
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
+  logRuntimePatches(logger, patches);
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
   // Both connections use api-core's NATS user (docs/adr/0026): it may publish only auth.invalidate and its answers.
   const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', service: 'api-core', payloads });
   const metrics = new CoreMetrics();
-  const server = new NamespacedNatsServer({
+  const server = new NatsRpcServer({
     ...config.nats,
     service: 'api-core',
     queue: API_CORE_QUEUE_GROUP,

@@ -1,5 +1,5 @@
 import type { Logger } from '@dc/observability';
-import { NamespacedNatsServer, withTimeout } from '@dc/transport';
+import { NatsRpcServer, withTimeout } from '@dc/transport';
 
 /**
  * Keeps the replica in its NATS queue group only while it can reach Postgres: a replica that
@@ -13,7 +13,7 @@ export class PostgresGate {
 
   constructor(
     private readonly probe: () => Promise<void>,
-    private readonly server: NamespacedNatsServer,
+    private readonly server: NatsRpcServer,
     private readonly logger: Logger,
     private readonly intervalMs: number,
     private readonly probeTimeoutMs: number,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * Prisma's query compiler (WebAssembly) stays on V8's baseline tier (Database compiles WebAssembly
+ * Prisma's query compiler (WebAssembly) stays on V8's baseline tier (the runtime patch `wasm-liftoff-only` compiles WebAssembly
  * with Liftoff only, docs/adr/0035): TurboFan's tier-up of it held 40–60 MiB of resident memory per
  * process. A fresh process (the built library, as the apps run it) makes Prisma queries, gives the
  * background compilers time, and reports its largest anonymous mapping: with tier-up 38.6–38.9 MiB
@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
  * arena), hence the bound between the two.
  */
 const PROBE = `
-const { Database } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/libs/database/src'))});
+const { compileWasmWithLiftoffOnly, Database } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/libs/database/src'))});
+compileWasmWithLiftoffOnly(); // the runtime patch, as every service with a database installs it at start-up
 const fs = require('node:fs');
 (async () => {
   const db = new Database(process.env.PROBE_DATABASE_URL, 2);

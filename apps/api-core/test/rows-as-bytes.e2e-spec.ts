@@ -1,4 +1,4 @@
-import { Database, Prisma } from '@dc/database';
+import { Database, Prisma, readBinaryColumnsAsBytes } from '@dc/database';
 import { createTestDatabase } from '@dc/testing';
 
 /**
@@ -12,6 +12,7 @@ describe('columns read as bytes (Database.preparedBytes)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    readBinaryColumnsAsBytes(); // the runtime patch, as api-core installs it at start-up
     database = new Database(db.url, 1);
   });
 

@@ -3,13 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
-import { applyServiceRuntimeFlags, createLogger, Logger, metricsAccess, missingNodeArgs, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, installRuntimePatches, Logger, logRuntimePatches, metricsAccess, missingNodeArgs, NestPinoLogger, onShutdownSignal } from '@dc/observability';
 import { createRedis, NatsBus, PayloadStore } from '@dc/transport';
 import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Authenticator, checkBeforeBody } from './auth/authenticator';
 import { OperatorToken } from './auth/operator-token.guard';
+import { GATEWAY_RUNTIME_PATCHES } from './runtime-patches';
 import { FailedAuthLimiter } from './auth/failed-auth-limiter';
 import { KeyCache } from './auth/key-cache';
 import { CoreClient } from './core-client/core-client';
@@ -47,9 +48,10 @@ export function startGateway(options: GatewayOptions = {}): void {
 
 async function run(options: GatewayOptions): Promise<void> {
   const config = loadConfigOrExit('gateway');
-  applyServiceRuntimeFlags();
+  const patches = installRuntimePatches(GATEWAY_RUNTIME_PATCHES, config.runtimePatchesOff);
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
-  const missingArgs = missingNodeArgs('gateway');
+  logRuntimePatches(logger, patches);
+  const missingArgs = config.runtimePatchesOff.has('gateway-old-space-floor') ? [] : missingNodeArgs('gateway');
   if (missingArgs.length) {
     logger.warn({ missing: missingArgs }, 'node was started without the options the gateway runs with (as in docker/Dockerfile): expect more garbage collection under load');
   }

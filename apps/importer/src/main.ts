@@ -10,6 +10,7 @@ import { connectRedis, createRedis } from '@dc/transport';
 import { Importer } from './importer';
 import { ImporterModule } from './importer.module';
 import { ImporterMetrics } from './metrics/importer-metrics';
+import { IMPORTER_RUNTIME_PATCHES } from './runtime-patches';
 
 /**
  * importer: the BullMQ worker for CSV portfolio loads (queue "imports"), docs/adr/0022. Health,
@@ -18,7 +19,7 @@ import { ImporterMetrics } from './metrics/importer-metrics';
  * job back to the queue (another importer, or this one restarted, resumes it), then closes its
  * connections.
  */
-runBackgroundService('importer', async (config, logger) => {
+runBackgroundService('importer', IMPORTER_RUNTIME_PATCHES, async (config, logger) => {
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, timeouts);
   // Every query of the importer goes through the pool (sessions, `prepared`): Prisma's query engine,

@@ -7,6 +7,7 @@ import { connectRedis, createRedis } from '@dc/transport';
 import { Dispatcher } from './dispatcher';
 import { DispatcherModule } from './dispatcher.module';
 import { DispatcherMetrics } from './metrics/dispatcher-metrics';
+import { WEBHOOK_DISPATCHER_RUNTIME_PATCHES } from './runtime-patches';
 
 /**
  * webhook-dispatcher: the outbox relay and the BullMQ delivery worker (queue "webhook-deliveries"),
@@ -14,7 +15,7 @@ import { DispatcherMetrics } from './metrics/dispatcher-metrics';
  * `webhook-dispatcher ready` once taking work; on SIGTERM stops relaying, lets the attempts in
  * flight finish and record their outcomes, then closes its connections.
  */
-runBackgroundService('webhook-dispatcher', async (config, logger) => {
+runBackgroundService('webhook-dispatcher', WEBHOOK_DISPATCHER_RUNTIME_PATCHES, async (config, logger) => {
   const webhooks = config.webhooks;
   if (webhooks.allowPrivateTargets) {
     logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may reach http:// and private addresses — development only');

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, longestServerRunMs } from './config';
+import { ConfigError, loadConfig, longestServerRunMs, RUNTIME_PATCH_NAMES } from './config';
 
 /** A token as `openssl rand -base64 24` gives (production accepts it). */
 const STRONG_TOKEN = 'Zq81Lw0pX5vN3rT7yB2cK9mJ4hF6dS0a';
@@ -55,6 +55,17 @@ describe('loadConfig', () => {
     expect(loadConfig('gateway', { TRUST_PROXY: '1' }).gateway.trustProxy).toBe(1);
     expect(loadConfig('gateway', { TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).gateway.trustProxy).toBe('10.0.0.0/8,127.0.0.1');
     expect(loadConfig('gateway', { TRUST_PROXY: 'true' }).gateway.trustProxy).toBe(true);
+  });
+
+  it('reads RUNTIME_PATCHES_OFF: none by default, all, or named ones; an unknown name is refused with the list', () => {
+    expect(loadConfig('gateway', {}).runtimePatchesOff).toEqual(new Set());
+    expect(loadConfig('gateway', { RUNTIME_PATCHES_OFF: 'all' }).runtimePatchesOff).toEqual(new Set(RUNTIME_PATCH_NAMES));
+    expect(loadConfig('gateway', { RUNTIME_PATCHES_OFF: ' pg-binary-columns, nats-write-coalescing ' }).runtimePatchesOff).toEqual(
+      new Set(['pg-binary-columns', 'nats-write-coalescing']),
+    );
+    expect(() => loadConfig('gateway', { RUNTIME_PATCHES_OFF: 'pg-binary-column' })).toThrow(
+      `RUNTIME_PATCHES_OFF names unknown patches (pg-binary-column): use "all" or a comma-separated list of ${RUNTIME_PATCH_NAMES.join(', ')}`,
+    );
   });
 
   it('refuses listener timeouts that contradict each other', () => {

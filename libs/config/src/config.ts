@@ -39,6 +39,8 @@ export interface AppConfig {
   logBufferBytes: number;
   /** Service name in every log line. */
   serviceName: string;
+  /** RUNTIME_PATCHES_OFF (runtimePatchesOff): the runtime patches this process leaves out (docs/runtime-patches.md). */
+  runtimePatchesOff: ReadonlySet<RuntimePatchName>;
   database: {
     url: string;
     poolSize: number;
@@ -359,6 +361,7 @@ export function loadConfig(
     logFormat: logFormatOf(r, nodeEnv, stdoutIsTty),
     logBufferBytes: r.int('LOG_BUFFER_BYTES', DEFAULT_LOG_BUFFER_BYTES, 0, MAX_LOG_BUFFER_BYTES),
     serviceName,
+    runtimePatchesOff: runtimePatchesOff(r),
     database: {
       poolSize: r.int('DATABASE_POOL_SIZE', 10, 1, 200),
       statementTimeoutMs: r.int('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
@@ -553,6 +556,45 @@ function logFormatOf(r: Reader, nodeEnv: NodeEnv, stdoutIsTty: boolean): LogForm
     return 'json';
   }
   return format;
+}
+
+/**
+ * Every process-wide patch of a library's internals and every V8 or heap flag the services set, by
+ * the name RUNTIME_PATCHES_OFF turns it off with. What each does, what it gains and what to check
+ * on a library upgrade: docs/runtime-patches.md.
+ */
+export const RUNTIME_PATCH_NAMES = [
+  'v8-heap-flags',
+  'gateway-old-space-floor',
+  'wasm-liftoff-only',
+  'pg-binary-columns',
+  'nats-write-coalescing',
+  'validation-metadata-cache',
+  'compiled-validation',
+] as const;
+export type RuntimePatchName = (typeof RUNTIME_PATCH_NAMES)[number];
+
+/**
+ * RUNTIME_PATCHES_OFF: empty (every patch on, the default), `all`, or a comma-separated list of
+ * names. The system is correct without any of them (CI runs end-to-end tests with `all`); they only
+ * save CPU or memory. Unknown names are answered apart, for the caller to refuse.
+ */
+export function parseRuntimePatchesOff(text = ''): { off: ReadonlySet<RuntimePatchName>; unknown: string[] } {
+  const trimmed = text.trim();
+  if (trimmed === '') return { off: new Set(), unknown: [] };
+  if (trimmed === 'all') return { off: new Set(RUNTIME_PATCH_NAMES), unknown: [] };
+  const names = trimmed.split(',').map((name) => name.trim());
+  const known = (name: string): name is RuntimePatchName => (RUNTIME_PATCH_NAMES as readonly string[]).includes(name);
+  return { off: new Set(names.filter(known)), unknown: names.filter((name) => !known(name)) };
+}
+
+/** RUNTIME_PATCHES_OFF, an unknown name refused: a typo must never leave a patch silently on. */
+function runtimePatchesOff(r: Reader): ReadonlySet<RuntimePatchName> {
+  const { off, unknown } = parseRuntimePatchesOff(r.string('RUNTIME_PATCHES_OFF', ''));
+  if (unknown.length > 0) {
+    r.problems.push(`RUNTIME_PATCHES_OFF names unknown patches (${unknown.join(', ')}): use "all" or a comma-separated list of ${RUNTIME_PATCH_NAMES.join(', ')}`);
+  }
+  return off;
 }
 
 function metricsToken(r: Reader, nodeEnv: NodeEnv): string {

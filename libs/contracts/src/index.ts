@@ -12,8 +12,6 @@ export * from './validation/iso-date';
 export * from './validation/decimal-amount';
 export * from './validation/phone';
 export * from './validation/instant-bound';
-export * from './validation/metadata-cache';
-export * from './validation/valid-check';
 export * from './common/list-query.dto';
 export * from './common/query-fields';
 

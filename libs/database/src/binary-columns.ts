@@ -17,17 +17,22 @@ interface PatchedParser {
 
 let installed = false;
 
+/** Whether readBinaryColumnsAsBytes was installed in this process (the runtime patch `pg-binary-columns`). */
+export function binaryColumnsReadAsBytes(): boolean {
+  return installed;
+}
+
 /**
  * Lets a query read its columns as the bytes Postgres sent (`binary: true`): the text of a `text`
  * column in binary format is its UTF-8 bytes, so a page of JSON Postgres serialised goes from
  * the socket to the reply without being decoded into a string and encoded again. That decode and
- * encode were a third of api-core's CPU per debtor page (bench/README, "Ninth pass").
+ * encode were a third of api-core's CPU per debtor page (bench/results/read-baseline-2026-11-27.md).
  *
  * pg-protocol (1.16.1, the newest) decodes every DataRow field as UTF-8 text, even where the row
  * description says the column is in binary format, and pg's Result turns that string back into a
- * Buffer: non-text binary values come back corrupted (brianc/node-postgres#3495, open; the fixes,
- * #3734 and #3777, were closed unmerged). This wraps the parser's `handlePacket` the way #3777
- * changed it: after a row description with binary columns, those fields of each row are handed
+ * Buffer: non-text binary values come back corrupted (reported upstream, still open; the proposed
+ * fixes were closed unmerged). This wraps the parser's `handlePacket` the way one of them changed
+ * it: after a row description with binary columns, those fields of each row are handed
  * over as their bytes, the others decoded as before. pg's Result copies the bytes of object rows;
  * it does not for `rowMode: 'array'`, which must not be combined with `binary` (Prisma, the only
  * user of array rows here, never asks for binary columns). Rows of queries without binary
@@ -77,6 +82,14 @@ function dataRow(offset: number, length: number, bytes: Buffer, binary: boolean[
 }
 
 const asBytes = (value: unknown) => value;
+
+/**
+ * Without the patch, the same Buffers the slow way: the columns are read as text and each value
+ * encoded back into its UTF-8 bytes (what a text or JSON column's binary format is).
+ */
+export const BYTES_FROM_TEXT_COLUMNS = {
+  getTypeParser: () => (text: string) => Buffer.from(text, 'utf8'),
+};
 
 /**
  * The `types` of a query read with `binary: true`: every binary column is left as its Buffer (pg's

@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { ConnectionOptions } from 'node:tls';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 import { beginStatement, SqlTransactionOptions } from './begin-statement';
-import { BYTES_FOR_BINARY_COLUMNS, readBinaryColumnsAsBytes } from './binary-columns';
+import { binaryColumnsReadAsBytes, BYTES_FOR_BINARY_COLUMNS, BYTES_FROM_TEXT_COLUMNS } from './binary-columns';
 import { DeadlinePool } from './deadline-pool';
 import { TransactionTimeoutError } from './transient-error';
 
@@ -20,12 +20,18 @@ export interface Transactions {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
+/** A statement of `sqlTransaction`: its text with `$n` placeholders and their values (a `Prisma.Sql` is one). */
+export interface SqlStatement {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
 /** A transaction run by `Database.sqlTransaction`: statements through `pg` on one pool connection. */
 export interface SqlTransaction {
   /** The rows of a statement. */
-  query<T extends QueryResultRow>(query: Prisma.Sql): Promise<T[]>;
+  query<T extends QueryResultRow>(query: SqlStatement): Promise<T[]>;
   /** The number of rows a statement wrote. */
-  execute(query: Prisma.Sql): Promise<number>;
+  execute(query: SqlStatement): Promise<number>;
 }
 
 /** Settings of a session opened with `Database.openSession`. */
@@ -75,14 +81,14 @@ export function connectionSettings(url: string, ssl?: DatabaseOptions['ssl']): {
 }
 
 /**
- * Prisma 7 runs its query compiler as WebAssembly. V8 compiles it with Liftoff, then recompiles it
+ * The runtime patch `wasm-liftoff-only`. Prisma 7 runs its query compiler as WebAssembly. V8 compiles it with Liftoff, then recompiles it
  * with TurboFan in the background, and that second tier held 40–60 MiB of resident memory per
  * process for no measured gain: Prisma caches each query shape's plan, so the module's code is not
  * hot (1,000 × two ORM queries: 319–336 ms of CPU on Liftoff alone against 373–384 ms with tier-up,
  * and 200 ms less start-up work). The flag must be set before the module is first compiled (at the
  * first query) and holds for every WebAssembly module of the process (docs/adr/0035).
  */
-function compileWasmWithLiftoffOnly(): void {
+export function compileWasmWithLiftoffOnly(): void {
   setFlagsFromString('--liftoff-only');
 }
 
@@ -118,8 +124,6 @@ export class Database implements Transactions {
     // An idle connection lost (Postgres restarted or unreachable) is dropped by the pool; without a
     // listener that 'error' event would end the process.
     this.pool.on('error', () => undefined);
-    readBinaryColumnsAsBytes();
-    compileWasmWithLiftoffOnly();
     const transactionOptions = options.statementTimeoutMs ? { timeout: options.statementTimeoutMs, maxWait: options.connectTimeoutMs } : undefined;
     this.client = new PrismaClient({ adapter: new PrismaPg(this.pool), transactionOptions });
   }
@@ -136,7 +140,9 @@ export class Database implements Transactions {
   /**
    * `prepared`, with every column read as the bytes Postgres sent: a `text` column's value is its
    * UTF-8 bytes (binary-columns.ts), never decoded into a string. For JSON Postgres serialised that
-   * goes into a reply as it is (docs/adr/0038).
+   * goes into a reply as it is (docs/adr/0038). Without the runtime patch `pg-binary-columns` the
+   * same bytes come from text columns, decoded and encoded again; read only text and JSON columns
+   * here (another type's text differs from its binary format).
    */
   async preparedBytes<T extends { [column in keyof T]: Buffer | null }>(query: Prisma.Sql): Promise<T[]> {
     return (await this.pool.query<QueryResultRow>(this.preparedConfig(query, true))).rows as T[];
@@ -149,15 +155,16 @@ export class Database implements Transactions {
    */
   private preparedConfig(query: Prisma.Sql, bytes: boolean): QueryConfig & { binary: boolean } {
     const text = query.text;
-    const types = bytes ? BYTES_FOR_BINARY_COLUMNS : undefined;
+    const binary = bytes && binaryColumnsReadAsBytes();
+    const types = binary ? BYTES_FOR_BINARY_COLUMNS : bytes ? BYTES_FROM_TEXT_COLUMNS : undefined;
     // Behind a transaction-pooling PgBouncer each query may land on another server connection.
-    if (this.options.preparedStatements === false) return { text, values: query.values, binary: bytes, types };
+    if (this.options.preparedStatements === false) return { text, values: query.values, binary, types };
     let name = this.statementNames.get(text);
     if (!name) {
       name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       this.statementNames.set(text, name);
     }
-    return { name, text, values: query.values, binary: bytes, types };
+    return { name, text, values: query.values, binary, types };
   }
 
   /**
@@ -181,7 +188,7 @@ export class Database implements Transactions {
     const timeoutMs = this.options.statementTimeoutMs;
     const client = await this.pool.connect();
     const expiresAt = timeoutMs ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY;
-    const run = (query: Prisma.Sql) => {
+    const run = (query: SqlStatement) => {
       if (Date.now() >= expiresAt) throw new TransactionTimeoutError(timeoutMs ?? 0);
       return client.query({ text: query.text, values: query.values });
     };
@@ -190,8 +197,8 @@ export class Database implements Transactions {
     try {
       await client.query(beginStatement(options.settings));
       const result = await fn({
-        query: async <R extends QueryResultRow>(query: Prisma.Sql) => (await run(query)).rows as R[],
-        execute: async (query: Prisma.Sql) => (await run(query)).rowCount ?? 0,
+        query: async <R extends QueryResultRow>(query: SqlStatement) => (await run(query)).rows as R[],
+        execute: async (query: SqlStatement) => (await run(query)).rowCount ?? 0,
       });
       await client.query('COMMIT');
       return result;

@@ -1,5 +1,6 @@
 export type { SqlTransactionOptions } from './begin-statement';
 export * from './database.service';
+export { readBinaryColumnsAsBytes } from './binary-columns';
 export * from './new-id';
 export * from './rows';
 export { DeadlinePassedError } from './deadline-pool';

@@ -6,3 +6,4 @@ export * from './background-service';
 export * from './bearer-tokens';
 export * from './metrics';
 export * from './runtime-flags';
+export * from './runtime-patches';

@@ -46,10 +46,14 @@ function censor(target: Record<string, unknown>, name: string, value: unknown): 
 
 /**
  * A copy with the same prototype and every own property (an Error keeps its message and stack),
- * each one redefinable, even where the original's was not (a frozen object's).
+ * each one redefinable, even where the original's was not (a frozen object's). An accessor is read
+ * once from the original and kept as its value: since Node 22 an Error's own `stack` is an accessor
+ * that answers only for the error it was captured on, undefined on a copy.
  */
 function copyOf(value: object): Record<string, unknown> {
   const descriptors = Object.getOwnPropertyDescriptors(value);
-  for (const descriptor of Object.values(descriptors)) descriptor.configurable = true;
+  for (const [key, descriptor] of Object.entries(descriptors)) {
+    descriptors[key] = descriptor.get ? { value: Reflect.get(value, key), enumerable: descriptor.enumerable, writable: true, configurable: true } : { ...descriptor, configurable: true };
+  }
   return Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { parseRuntimePatchesOff } from '@dc/config';
 import { SERVICE_NODE_ARGS } from '@dc/observability';
 
 // libs/testing/src under ts-jest, or dist/libs/testing/src when a compiled bench imports it.
@@ -33,10 +34,13 @@ export class ServiceProcess {
     /** The compiled entry point below the repository root; the app's production one by default. */
     entry = `dist/apps/${app}/src/main.js`,
   ) {
-    // Started as in production: with the service's heap options (docs/adr/0037).
-    this.child = spawn(process.execPath, [...(SERVICE_NODE_ARGS[app] ?? []), ...nodeArgs, path.join(ROOT, entry)], {
+    // Started as in production: with the service's heap options (docs/adr/0037) and its runtime
+    // patches, unless the test run turns them off (RUNTIME_PATCHES_OFF, `npm run test:e2e:unpatched`).
+    const patchesOff = env.RUNTIME_PATCHES_OFF ?? process.env.RUNTIME_PATCHES_OFF;
+    const heapArgs = parseRuntimePatchesOff(patchesOff).off.has('gateway-old-space-floor') ? [] : (SERVICE_NODE_ARGS[app] ?? []);
+    this.child = spawn(process.execPath, [...heapArgs, ...nodeArgs, path.join(ROOT, entry)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', ...(patchesOff === undefined ? {} : { RUNTIME_PATCHES_OFF: patchesOff }), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let buffer = '';

@@ -1,4 +1,4 @@
-export * from './namespaced-nats.server';
+export * from './rpc-server';
 export * from './nats-bus';
 export * from './payload-store';
 export * from './deadline';

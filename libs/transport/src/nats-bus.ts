@@ -47,7 +47,7 @@ interface Pending {
  * every completed request, plus a deferred and a timeout promise (issue 13). No responder, a closed
  * broker or a timeout becomes 503 service_unavailable.
  * A large request travels gzipped, or by claim check over the server's max_payload
- * (payload-codec.ts, docs/adr/0017); NamespacedNatsServer decodes it before Nest reads it. Every
+ * (payload-codec.ts, docs/adr/0017); NatsRpcServer decodes it before Nest reads it. Every
  * request is signed (request-signature.ts), and the connection uses the service's NATS user, TLS and
  * reply inbox (docs/adr/0026).
  */

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 /**
  * Claim check for request bodies larger than a NATS message (the server's max_payload) even
  * gzipped: NatsBus parks the bytes in Redis for a minute and sends a reference;
- * NamespacedNatsServer takes them once (payload-codec.ts, docs/adr/0017).
+ * NatsRpcServer takes them once (payload-codec.ts, docs/adr/0017).
  */
 export class PayloadStore {
   constructor(

@@ -7,7 +7,7 @@ import { CLAIM_CHECK_HEADER, CLAIM_DIGEST_HEADER, CONTENT_ENCODING_HEADER } from
 /**
  * Requests to api-core are signed by their sender (docs/adr/0026): HMAC-SHA256, keyed with
  * INTERNAL_SIGNING_KEY, over the subject, the request id, the deadline, the encoding headers and
- * the body bytes exactly as sent (after gzip or claim check). NamespacedNatsServer verifies it
+ * the body bytes exactly as sent (after gzip or claim check). NatsRpcServer verifies it
  * before it decodes anything or runs a handler, so a client that can reach NATS but lacks the key
  * can neither forge a caller (`auth`) nor call an operator pattern, and a signed request cannot be
  * altered or replayed after its deadline.

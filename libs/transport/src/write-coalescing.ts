@@ -11,6 +11,16 @@ export const COALESCE_MAX_PENDING_BYTES = 1024 * 1024;
 
 const coalesced = new WeakSet<object>();
 
+let enabled = false;
+
+/**
+ * Turns write coalescing on for the NATS connections this process opens from now on (the runtime
+ * patch `nats-write-coalescing`). Off, coalesceWrites leaves nats.js as it is.
+ */
+export function enableWriteCoalescing(): void {
+  enabled = true;
+}
+
 /**
  * Makes `connection` write what was published during one turn of the event loop in one socket
  * write. nats.js flushes its outbound buffer in a microtask, that is after each I/O callback, so
@@ -20,9 +30,11 @@ const coalesced = new WeakSet<object>();
  * message waits at most for the rest of that phase. Past COALESCE_MAX_PENDING_BYTES waiting, the
  * flush happens at once (nats.js flushes inline past 32 KiB). The protocol handler outlives
  * reconnects, so this holds for the connection's whole life. Throws when nats.js no longer has what
- * this relies on (write-coalescing.e2e-spec.ts pins the behaviour).
+ * this relies on (write-coalescing.e2e-spec.ts pins the behaviour). Does nothing unless
+ * enableWriteCoalescing was called.
  */
 export function coalesceWrites(connection: NatsConnection): void {
+  if (!enabled) return;
   const protocol = (connection as unknown as { protocol?: ProtocolWithFlush }).protocol;
   if (!protocol || typeof protocol.flushPending !== 'function' || typeof protocol.outbound?.size !== 'function') {
     throw new Error('nats.js changed: ProtocolHandler.flushPending or outbound not found (write coalescing)');

@@ -7,11 +7,11 @@ import IORedis from 'ioredis';
 import { connect, Msg, NatsConnection } from 'nats';
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { CLAIM_CHECK_HEADER, CONTENT_ENCODING_HEADER, NamespacedNatsServer, NatsBus, PayloadStore } from '../src';
+import { CLAIM_CHECK_HEADER, CONTENT_ENCODING_HEADER, NatsBus, NatsRpcServer, PayloadStore } from '../src';
 
 /**
  * Large requests over the real NATS (127.0.0.1:4222) and Redis (127.0.0.1:6379): NatsBus encodes,
- * NamespacedNatsServer decodes before Nest reads the message (docs/adr/0017). A second, plain
+ * NatsRpcServer decodes before Nest reads the message (docs/adr/0017). A second, plain
  * subscriber on the same subject sees each message as it travels.
  */
 
@@ -66,7 +66,7 @@ describe('large messages over NATS: gzip and claim check in the transport', () =
 
   beforeAll(async () => {
     await redis.connect();
-    const server = new NamespacedNatsServer({
+    const server = new NatsRpcServer({
       servers: [NATS_URL],
       subjectPrefix: namespace,
       queue: 'transport-e2e',

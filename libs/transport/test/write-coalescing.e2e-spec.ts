@@ -1,6 +1,6 @@
 import { connect, NatsConnection } from 'nats';
 import { randomBytes } from 'node:crypto';
-import { COALESCE_MAX_PENDING_BYTES, coalesceWrites } from '../src';
+import { COALESCE_MAX_PENDING_BYTES, coalesceWrites, enableWriteCoalescing } from '../src';
 
 /**
  * coalesceWrites over the real NATS (127.0.0.1:4222): messages published by separate I/O-like
@@ -43,6 +43,8 @@ describe('coalesceWrites', () => {
     [receiver, plain, coalescing] = await Promise.all([1, 2, 3].map(() => connect({ servers: NATS_URL })));
     receiver.subscribe(subject, { callback: (_err, msg) => received.push(msg.string()) });
     await receiver.flush();
+    coalesceWrites(plain); // before the process turns the patch on: nothing changes (plain writes once per callback below)
+    enableWriteCoalescing();
     coalesceWrites(coalescing);
     coalesceWrites(coalescing); // a second call changes nothing
   });

@@ -1,3 +1,4 @@
+import { CanActivate, PipeTransform, UseGuards, UsePipes } from '@nestjs/common';
 import { AppError, AuthContext, ErrorCode, JsonBytes, operatorRpc, publicRead, publicRpc } from '@dc/contracts';
 import { runWithRequestContext } from '@dc/observability';
 import pino from 'pino';
@@ -119,5 +120,60 @@ describe('RpcDispatcher', () => {
 
   it('gives undefined for a pattern no handler serves (the server hands it to Nest)', () => {
     expect(setUp().dispatcher.dispatch('t.unknown', {})).toBeUndefined();
+  });
+});
+
+class AllowAll implements CanActivate {
+  canActivate(): boolean {
+    return true;
+  }
+}
+
+class Unchanged implements PipeTransform {
+  transform(value: unknown): unknown {
+    return value;
+  }
+}
+
+describe('RpcDispatcher.register: handlers carrying Nest enhancers', () => {
+  const logger = pino({ level: 'silent' });
+
+  it('refuses a handler method with @UseGuards, naming the class, the method and the enhancer', () => {
+    class GuardedHandlers {
+      @UseGuards(AllowAll)
+      @Handles(read)
+      read(input: { id: string }) {
+        return { data: { id: input.id } };
+      }
+    }
+    const instanceOf = jest.fn(() => new GuardedHandlers());
+    expect(() => new RpcDispatcher(logger, new CoreMetrics()).register([GuardedHandlers], instanceOf)).toThrow(
+      'RpcDispatcher calls handlers directly and does not run Nest guards, pipes, interceptors or exception filters; remove them (or do that work in the handler):\n- GuardedHandlers.read carries @UseGuards',
+    );
+    expect(instanceOf).not.toHaveBeenCalled();
+  });
+
+  it('refuses every handler of a class with @UsePipes', () => {
+    @UsePipes(Unchanged)
+    class PipedHandlers {
+      @Handles(read)
+      read(input: { id: string }) {
+        return { data: { id: input.id } };
+      }
+
+      @Handles(admin)
+      admin(input: { id: string }) {
+        return { data: { id: input.id } };
+      }
+    }
+    expect(() => new RpcDispatcher(logger, new CoreMetrics()).register([Handlers, PipedHandlers], () => new PipedHandlers())).toThrow(
+      /does not run Nest guards, pipes, interceptors or exception filters.*:\n- PipedHandlers.read carries @UsePipes \(on its class PipedHandlers\)\n- PipedHandlers.admin carries @UsePipes \(on its class PipedHandlers\)$/,
+    );
+  });
+
+  it('accepts a plain handler class', async () => {
+    const handlers = new Handlers();
+    const dispatcher = new RpcDispatcher(logger, new CoreMetrics()).register([Handlers], () => handlers);
+    expect(await dispatcher.dispatch('t.admin', { id: 'p1' })).toEqual({ ok: true, status: 200, body: { data: { id: 'p1' } } });
   });
 });

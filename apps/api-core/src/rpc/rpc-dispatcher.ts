@@ -1,3 +1,4 @@
+import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants';
 import type { AnyContract, AuthContext, RpcReply } from '@dc/contracts';
 import { AppError, ErrorCode, JsonBytes } from '@dc/contracts';
 import { isTransientDatabaseError } from '@dc/database';
@@ -13,6 +14,14 @@ const DATABASE_BUSY = {
   retryAfterSeconds: 1,
 } as const;
 
+/** Nest's enhancer decorators, by the metadata key each one sets on a class or method. */
+const ENHANCERS = [
+  [GUARDS_METADATA, '@UseGuards'],
+  [PIPES_METADATA, '@UsePipes'],
+  [INTERCEPTORS_METADATA, '@UseInterceptors'],
+  [EXCEPTION_FILTERS_METADATA, '@UseFilters'],
+] as const;
+
 /** A handler method bound to its instance, called with the message's `data` as Nest's `@Payload` would split it. */
 interface Route {
   contract: AnyContract;
@@ -24,8 +33,8 @@ interface Route {
  * (exceptions do not survive the broker hop), writing one log line and one
  * api_core_rpc_duration_seconds observation per request. Nest still builds the handlers and their
  * dependencies; what it would add per message (an rxjs pipeline, interceptor and pipe consumers, two
- * `AsyncResource.bind` per interceptor) is skipped: api-core declares no guards, pipes or filters,
- * and this is the one reply rule (docs/adr/0024).
+ * `AsyncResource.bind` per interceptor) is skipped: api-core declares no guards, pipes, interceptors
+ * or filters (`register` refuses a handler that does), and this is the one reply rule (docs/adr/0024).
  *
  * A returned body leaves with the contract's success status, a `withStatus` reply with its own
  * (one of the contract's `alsoStatus`); a read's body leaves as JSON bytes, serialised here once. A
@@ -41,8 +50,14 @@ export class RpcDispatcher {
     private readonly metrics: CoreMetrics,
   ) {}
 
-  /** Registers every `@Handles` method of `classes`, on the instance `instanceOf` gives (Nest's). */
+  /**
+   * Registers every `@Handles` method of `classes`, on the instance `instanceOf` gives (Nest's).
+   * Throws, before any is registered, if a handler or its class carries a guard, pipe, interceptor
+   * or exception filter: they run only in Nest's per-message pipeline, which this skips, so they
+   * would be ignored without a word.
+   */
   register(classes: readonly HandlerClass[], instanceOf: (cls: HandlerClass) => object): this {
+    assertNoEnhancers(classes);
     for (const cls of classes) {
       const instance = instanceOf(cls) as Record<string, (...args: unknown[]) => unknown>;
       const proto = cls.prototype as Record<string, object>;
@@ -69,7 +84,7 @@ export class RpcDispatcher {
     return route && this.run(route, data);
   }
 
-  /** `dispatch` as a function of its own (NamespacedNatsServer.dispatchWith). */
+  /** `dispatch` as a function of its own (NatsRpcServer.dispatchWith). */
   dispatcher(): RpcDispatch {
     return (pattern, data) => this.dispatch(pattern, data);
   }
@@ -112,6 +127,34 @@ export class RpcDispatcher {
       error: { code: ErrorCode.InternalError, message: 'An unexpected error occurred. Retry later; if it persists, contact support with the request id.' },
     };
   }
+}
+
+/**
+ * Refuses handlers that carry Nest enhancers (on the method or on its class), one line each: the
+ * dispatcher calls the method itself, so none of them would run.
+ */
+function assertNoEnhancers(classes: readonly HandlerClass[]): void {
+  const problems: string[] = [];
+  for (const cls of classes) {
+    const proto = cls.prototype as Record<string, object>;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor' || !handledContract(proto[name])) continue;
+      for (const [key, decorator] of ENHANCERS) {
+        if (hasEnhancers(proto[name], key)) problems.push(`${cls.name}.${name} carries ${decorator}`);
+        if (hasEnhancers(cls, key)) problems.push(`${cls.name}.${name} carries ${decorator} (on its class ${cls.name})`);
+      }
+    }
+  }
+  if (problems.length) {
+    throw new Error(
+      `RpcDispatcher calls handlers directly and does not run Nest guards, pipes, interceptors or exception filters; remove them (or do that work in the handler):\n- ${problems.join('\n- ')}`,
+    );
+  }
+}
+
+function hasEnhancers(target: object, key: string): boolean {
+  const found: unknown = Reflect.getMetadata(key, target);
+  return Array.isArray(found) && found.length > 0;
 }
 
 /** A handler's result as the reply it makes; throws (an internal error) for a status the contract does not allow. */

@@ -18,9 +18,11 @@ import {
   ListPromisesQueryDto,
   ListQueryDto,
   PROMISE_STATUSES,
-  queryParserFor,
 } from '@dc/contracts';
+import { enableCompiledValidation, queryParserFor } from '@dc/validation';
 import { createValidationPipe, VALIDATION_OPTIONS } from './validation.pipe';
+
+enableCompiledValidation();
 
 type Class = new () => object;
 

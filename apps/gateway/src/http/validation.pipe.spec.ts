@@ -1,6 +1,10 @@
 import { ValidationError } from '@nestjs/common';
 import { AppError, DebtorBatchDto, ListQueryDto } from '@dc/contracts';
+import { enableCompiledValidation } from '@dc/validation';
 import { createValidationPipe, toIssues } from './validation.pipe';
+
+// As the gateway runs (runtime-patches.ts): these tests pin what the compiled checks pass on.
+enableCompiledValidation();
 
 function node(property: string, constraints?: Record<string, string>, children: ValidationError[] = []): ValidationError {
   return { property, constraints, children } as ValidationError;

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
-import { AppError, cacheValidationMetadata, ErrorIssue, queryParserFor, validCheckFor } from '@dc/contracts';
+import { AppError, ErrorIssue } from '@dc/contracts';
+import { queryParserFor, validCheckFor } from '@dc/validation';
 
 /** Flattens class-validator's tree into `{message, path}` with paths like `debtors[3].debts[0].currency`. */
 export function toIssues(errors: ValidationError[], parent = ''): ErrorIssue[] {
@@ -53,6 +54,5 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 };
 
 export function createValidationPipe(): ValidationPipe {
-  cacheValidationMetadata();
   return new DtoValidationPipe(VALIDATION_OPTIONS);
 }

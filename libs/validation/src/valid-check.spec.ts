@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import { Expose, plainToInstance, Transform, Type } from 'class-transformer';
 import { getMetadataStorage, IsInt, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested, ValidatePromise, validateSync } from 'class-validator';
-import * as contracts from '../index';
-import { DebtorBatchDto } from '../debtors/debtor-batch.dto';
-import { validCheckFor } from './valid-check';
+import * as contracts from '@dc/contracts';
+import { DebtorBatchDto } from '@dc/contracts';
+import { enableCompiledValidation, validCheckFor } from './valid-check';
+
+enableCompiledValidation();
 
 type Class = new () => object;
 

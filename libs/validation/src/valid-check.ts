@@ -6,6 +6,17 @@ import type { MetadataStorage as TransformerStorage } from 'class-transformer/ty
 const transformerStorage = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage }).defaultMetadataStorage;
 
 type Class = new () => object;
+
+let enabled = false;
+
+/**
+ * Turns the compiled checks on for this process (the runtime patch `compiled-validation`). Off,
+ * validCheckFor and queryParserFor answer undefined: every body and query takes class-transformer
+ * and class-validator, which the compiled checks only ever short-cut for valid values.
+ */
+export function enableCompiledValidation(): void {
+  enabled = true;
+}
 type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
 
 /** Answers true only when the plain value is valid; false means "ask class-validator" (it may still be valid). */
@@ -26,6 +37,7 @@ export type ValidCheck = (plain: unknown) => boolean;
  * validation. Any other class gets `undefined` and is always validated the slow way.
  */
 export function validCheckFor(cls: Class): ValidCheck | undefined {
+  if (!enabled) return undefined;
   if (!compiled.has(cls)) compiled.set(cls, compile(cls, undefined, new Map()));
   return compiled.get(cls);
 }
@@ -47,6 +59,7 @@ export type QueryParser = (query: unknown) => object | undefined;
  * methods, nested validation or versioned/grouped transforms are not compiled.
  */
 export function queryParserFor(cls: Class): QueryParser | undefined {
+  if (!enabled) return undefined;
   if (!compiledQueries.has(cls)) compiledQueries.set(cls, compileQuery(cls));
   return compiledQueries.get(cls);
 }

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsString, registerDecorator, validateSync, ValidateNested } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import { cacheValidationMetadata } from './metadata-cache';
-import { DebtorBatchDto } from '../debtors/debtor-batch.dto';
+import { DebtorBatchDto } from '@dc/contracts';
 
 class Item {
   @IsString() name!: string;
