@@ -1,5 +1,5 @@
 /**
- * The long fuzz profile (issue 9 item 7, docs/adr/0015): 10,000 seeded requests generated from
+ * The long fuzz profile (docs/adr/0015): 10,000 seeded requests generated from
  * docs/openapi.json against a stack of its own, every answer checked against the document.
  * Run: npm run fuzz [-- --seed 42 --count 20000 --concurrency 8]   (or FUZZ_SEED / FUZZ_COUNT)
  * Exits 1 when an answer is outside the document, a 5xx, or a process exited.

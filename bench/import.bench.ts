@@ -1,5 +1,5 @@
 /**
- * CSV portfolio load through the real routes (issue 12, Performance): a generated file of 1,000,000
+ * CSV portfolio load through the real routes (targets: docs/adr/0022): a generated file of 1,000,000
  * rows (one debtor with one debt and one phone each), uploaded with upload-url + PUT, enqueued in add
  * mode and polled to completion; then the same file again in update mode. Prints rows/s end to end
  * (with and without the upload) and the importer's resident memory at 100k rows and at the end.

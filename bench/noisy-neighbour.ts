@@ -1,5 +1,5 @@
 /**
- * The noisy-neighbour suite, long profile (issue 34, deliverable 6; bench/README.md): `npm run
+ * The noisy-neighbour suite, long profile (bench/README.md, "noisy-neighbour"): `npm run
  * noisy-neighbour` (build, then this). Tenant B's mix alone, then beside tenant A at the documented
  * limits; prints the tables and writes them to bench/results/noisy-neighbour.md. Exit code 1 when a
  * target is missed. `-- --short` runs the profile of `npm test` (printed, not written).

@@ -8,7 +8,7 @@ import { percentile, printTable, runLoad, timedGet } from './load';
  *   npm run build && node dist/bench/read-api.bench.js [--debtors 100000] [--seconds 10] [--profile DIR]
  * --profile writes a V8 CPU profile of the gateway and api-core into DIR (open it in Chrome DevTools'
  * Performance panel or speedscope) to see where a request's time goes.
- * Target (issue 3): list pages p50 < 10 ms at 20 concurrent clients; deep pages as fast as early ones.
+ * Target: list pages p50 < 10 ms at 20 concurrent clients; deep pages as fast as early ones.
  */
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);

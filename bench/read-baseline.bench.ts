@@ -15,8 +15,8 @@ import { baselineStatements } from './baseline/same-sql';
 import { percentile, printTable, runLoad } from './load';
 
 /**
- * The read API against a bare baseline of the same path, interleaved in one run (issue 13,
- * deliverable 5; bench/README.md):
+ * The read API against a bare baseline of the same path, interleaved in one run
+ * (bench/README.md):
  *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --warm-up 5 --rounds 5 --connections 50 --soak 60 --profile DIR
  *                             --phases empty,point,fresh,compression,stale,batch,soak --project-env K=V,K=V --baseline-env K=V,K=V]
  * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
@@ -40,7 +40,7 @@ const ROUNDS = Math.max(1, numberOption('rounds', 5));
 const CONNECTIONS = Math.max(1, numberOption('connections', 50));
 const SOAK_SECONDS = numberOption('soak', 60);
 const PROFILE_DIR = option('profile');
-/** The parts to run (all by default); a subset gives quick comparisons while working, not the issue's figures. */
+/** The parts to run (all by default); a subset gives quick comparisons while working, not the figures bench/results records. */
 const PHASES = ['empty', 'point', 'fresh', 'compression', 'stale', 'batch', 'soak'] as const;
 const chosen = (option('phases') ?? PHASES.join(',')).split(',');
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--phases: unknown phase "${name}" (known: ${PHASES.join(', ')})`);
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
 }
 
 async function bench(cleanup: Cleanup): Promise<void> {
-  if (ROUNDS < 5) log(`note: --rounds ${ROUNDS}: the issue's figures need at least 5 interleaved rounds`);
+  if (ROUNDS < 5) log(`note: --rounds ${ROUNDS}: recorded figures need at least 5 interleaved rounds`);
   const runSeconds = 8 * (ROUNDS * 2 * SECONDS + (2 * WARM_UP_MS) / 1000) + 3 * (ROUNDS * SECONDS + WARM_UP_MS / 1000) + SOAK_SECONDS + (PROFILE_DIR ? 3 * SECONDS : 0);
   const minutes = runSeconds / 60;
   log(`${DEBTORS} debtors per portfolio, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s; measuring takes about ${minutes.toFixed(0)} min`);
@@ -253,7 +253,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
 
   const processes: Record<string, ServiceProcess> = { gateway, 'api-core': core, 'bare-gateway': bareGateway, 'bare-pg-service': bareService };
   const pids = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.pid]));
-  // Highest RSS per service: under the page load (the issue's target: first and deep pages, the
+  // Highest RSS per service: under the page load (the target: first and deep pages, the
   // compression runs, the soak) and in any run (by-id and /me run at several times the page rate).
   const rssPeak = { pages: new Map<string, { mib: number; scenario: string }>(), any: new Map<string, { mib: number; scenario: string }>() };
   const isPageLoad = (scenario: string) => scenario.includes('page') || scenario === 'soak';

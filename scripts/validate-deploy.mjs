@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Validates the deployment files (issue 15, docs/adr/0031):
+// Validates the deployment files (docs/adr/0031):
 //   - docker-compose.yml: `docker-compose config -q` with a throwaway .env of fresh secrets, then the
 //     project's rules on the resolved file (scripts/deploy-validation/compose-rules.mjs);
 //   - deploy/kubernetes/base and every deploy/kubernetes/overlays/*: rendered with kustomize, every

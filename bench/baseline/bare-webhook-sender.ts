@@ -2,8 +2,8 @@
  * The webhooks bench's ceiling (bench/webhooks.bench.ts): signed POSTs of the same body and headers
  * as a delivery, sent with bare undici (`request()` on a keep-alive Agent, as the dispatcher) at a
  * fixed concurrency — no queue, no database, no address checks. It answers what this machine can
- * send in the same run, so a dispatcher figure can be read against it (PERFORMANCE.md measured
- * 15,600/s on the day the issue's ≥ 2,000/s target was set).
+ * send in the same run, so a dispatcher figure can be read against it (it measured 15,600/s on
+ * the day the ≥ 2,000/s delivery target was set).
  * Started by the bench: `node dist/bench/baseline/bare-webhook-sender.js` with the environment below;
  * prints one JSON line `{ "posts": n, "seconds": s, "cpuSeconds": c }` and exits.
  */

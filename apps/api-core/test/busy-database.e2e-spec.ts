@@ -2,7 +2,7 @@ import { createTenant, holdAdvisoryLock, OperatorClient, Stack, Tenant, withData
 import request from 'supertest';
 
 /**
- * Issue 9 item 3: a request cut off by the database's own timeouts (lock_timeout, statement_timeout)
+ * docs/adr/0014: a request cut off by the database's own timeouts (lock_timeout, statement_timeout)
  * did not run and is safe to retry: 503 service_unavailable with Retry-After, not a 500.
  */
 describe('a request cut off by a database timeout', () => {

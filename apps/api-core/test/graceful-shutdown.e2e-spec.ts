@@ -2,7 +2,7 @@ import { createTenant, holdAdvisoryLock, OperatorClient, Stack, Tenant, untilWai
 import request from 'supertest';
 
 /**
- * ARCHITECTURE.md: graceful shutdown finishes in-flight work. A debtor batch that api-core has
+ * Graceful shutdown finishes in-flight work. A debtor batch that api-core has
  * taken is held on an advisory lock (the batch's own per-debtor lock, taken here first) while
  * api-core receives SIGTERM; once the lock is released the batch must still commit and answer 200
  * before the process exits 0 — well after Nest's fixed 2-second grace period.

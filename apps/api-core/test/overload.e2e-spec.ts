@@ -4,7 +4,7 @@ import net from 'node:net';
 import request from 'supertest';
 
 /**
- * Issue 9, items 3 and 4 (docs/adr/0014): Postgres sessions carry their timeouts; an api-core
+ * Timeouts and load shedding (docs/adr/0014): Postgres sessions carry their timeouts; an api-core
  * replica at its concurrency cap refuses the excess at once (503 + Retry-After) and loses nothing;
  * work whose caller has given up is not started; a replica that cannot reach Postgres leaves the
  * queue group until it can again.

@@ -12,7 +12,7 @@ import { campaignByIdSql, campaignsPageSql } from '../src/campaigns/campaigns.re
 import { planCost } from './plan-buffers';
 
 /**
- * Issue 13 item 1 (docs/adr/0023): every list and by-id read keeps its plan whatever the planner's
+ * docs/adr/0023: every list and by-id read keeps its plan whatever the planner's
  * statistics say. A realistic portfolio is loaded through the public batch route and the operator
  * routes, and nothing refreshes statistics (autovacuum is switched off for these tables, as it
  * lags every bulk load in production); then each read the repositories send — the exact SQL of
@@ -23,7 +23,7 @@ import { planCost } from './plan-buffers';
  * - STALE: analysed, then a second portfolio loaded and read (its id is in no histogram);
  * - FRESH: analysed after both loads.
  *
- * Issue 34 item 4 (docs/adr/0042) adds the rows each page examines: a page whose filters are all
+ * Bounded list scans (docs/adr/0042) add the rows each page examines: a page whose filters are all
  * served by its index examines at most the page size per scan; one with a filter that is not (a
  * second filter, `from`/`to`) at most MAX_ROWS_EXAMINED_PER_PAGE — filters that match nothing,
  * match a sliver or match everything, over one portfolio or every reachable one. Before it, a
@@ -99,7 +99,7 @@ interface Measure {
 
 const DAY = 86_400_000;
 
-describe('query plans independent of statistics (issue 13, docs/adr/0023)', () => {
+describe('query plans independent of statistics (docs/adr/0023)', () => {
   let stack: Stack;
   let operator: OperatorClient;
   let tenant: Tenant;

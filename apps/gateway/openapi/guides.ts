@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The guides of the reference (issue 15): Markdown files in guides/, in file-name order, joined into
+ * The guides of the reference (docs/adr/0030): Markdown files in guides/, in file-name order, joined into
  * `info.description`, where Redoc renders each `#` heading as a section before the endpoints. Read
  * from the source tree (like the contracts), so the build needs to copy nothing.
  *

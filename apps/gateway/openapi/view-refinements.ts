@@ -7,7 +7,7 @@ import {
 type Schema = Record<string, unknown>;
 
 /**
- * What the response views' TypeScript declarations cannot say and the document must (issue 15):
+ * What the response views' TypeScript declarations cannot say and the document must (docs/adr/0030):
  * the closed value lists of their `status`-like fields, and which strings are timestamps. The
  * views stay `string` (the database hands text to api-core); the value lists are the very constants
  * the list filters and the database CHECKs use, so a new status is added in one place.

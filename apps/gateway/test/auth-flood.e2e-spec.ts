@@ -3,7 +3,7 @@ import { createTenant, OperatorClient, rawPost, Stack, Tenant, withDatabase } fr
 import http from 'node:http';
 import request from 'supertest';
 
-/** Issue 9 item 5: unauthenticated floods stay cheap. */
+/** Unauthenticated floods stay cheap (docs/adr/0016). */
 describe('unauthenticated floods', () => {
   const LIMIT = 5;
   let stack: Stack;

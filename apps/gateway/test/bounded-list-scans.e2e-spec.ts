@@ -3,7 +3,7 @@ import { createTenant, OperatorClient, Stack, Tenant, withDatabase } from '@dc/t
 import request from 'supertest';
 
 /**
- * Issue 34 item 4 (docs/adr/0042): a filter that is not a page's index key (`from`/`to`, a second
+ * Bounded list scans (docs/adr/0042): a filter that is not a page's index key (`from`/`to`, a second
  * filter) examines at most MAX_ROWS_EXAMINED_PER_PAGE rows per page. Portfolio A holds 2.5 times
  * that many payments and calls, almost all outside the filters; the few that match sit past the
  * first cap. A page that reaches the cap first is short — the first one empty — with hasMore true
@@ -22,7 +22,7 @@ interface Page {
   pagination: { hasMore: boolean; limit: number; nextCursor: string | null };
 }
 
-describe('bounded list scans: from/to and combined filters (issue 34, docs/adr/0042)', () => {
+describe('bounded list scans: from/to and combined filters (docs/adr/0042)', () => {
   let stack: Stack;
   let tenant: Tenant;
   let pfA: string;

@@ -2,7 +2,7 @@ import { createTenant, insertDebt, insertDebtor, OperatorClient, Stack, Tenant, 
 import request from 'supertest';
 
 /**
- * Spec: Call resource, list rules 5-7 and 9, Promise and Campaign status, Events; ARCHITECTURE.md
+ * Spec: Call resource, list rules 5-7 and 9, Promise and Campaign status, Events; README, Operator API:
  * operator intake of calls, promises and campaigns; docs/adr/0013.
  */
 describe('calls, promises and campaigns', () => {

@@ -2,7 +2,7 @@ import { ApiError, createClient, isApiError, type RetryEvent, verifyWebhook, Web
 import { createTenant, OperatorClient, Stack, Tenant, WebhookReceiver } from '@dc/testing';
 
 /**
- * Issue 15 deliverable 6: the typed client (libs/client) against the real gateway and api-core —
+ * The typed client (libs/client) against the real gateway and api-core —
  * typed reads and errors, pagination, an Idempotency-Key per write reused by its retries, 429 and
  * 503 retries, and webhook verification of a real delivery. Spec: Errors, Pagination, Rate limits,
  * Idempotency and safe retries, Webhooks; docs/adr/0029.

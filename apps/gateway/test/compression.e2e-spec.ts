@@ -23,7 +23,7 @@ function raw(url: string, path: string, headers: Record<string, string>, method 
 }
 
 /**
- * Compression where the client asks for it (issue 13, docs/adr/0024): brotli or gzip by
+ * Compression where the client asks for it (docs/adr/0024): brotli or gzip by
  * Accept-Encoding for responses of at least HTTP_COMPRESS_MIN_BYTES (1024), identity otherwise;
  * request bodies are never decompressed.
  */

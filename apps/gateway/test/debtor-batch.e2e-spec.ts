@@ -2,7 +2,7 @@ import { legacyErasureHash } from '@dc/contracts';
 import { createTenant, fixtureId, rawPost, insertDebt, insertDebtor, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
 import request from 'supertest';
 
-/** The working route pair the 413 messages send clients to (issue 12). */
+/** The working route pair the 413 messages send clients to (the portfolio load flow, docs/imports.md). */
 const LOAD_FLOW = 'POST /v1/portfolios/{id}/imports/upload-url, upload the file, then POST /v1/portfolios/{id}/imports';
 
 describe('POST /public/v1/portfolios/{id}/debtors (spec: debtor batch)', () => {
@@ -298,7 +298,7 @@ describe('POST /public/v1/portfolios/{id}/debtors (spec: debtor batch)', () => {
       expect(await q('SELECT currency, total_amount::text FROM debts WHERE external_id = $1', [d])).toEqual([{ currency: 'EUR', total_amount: '100.0000' }]);
     });
 
-    // Tombstones written before issue 14 (unsalted SHA-256); erasure.e2e-spec.ts covers the keyed ones.
+    // Tombstones written before they were keyed (unsalted SHA-256); erasure.e2e-spec.ts covers the keyed ones.
     it('erased_subject: a legacy tombstone prevents re-creation; an existing live debtor is still updated', async () => {
       const erased = uid('erased');
       await q(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash(erased)]);

@@ -7,7 +7,7 @@ import request from 'supertest';
 type Client = Parameters<Parameters<typeof withDatabase>[1]>[0];
 
 /**
- * Erasure that erases (issue 14, deliverable 2; docs/adr/0025): one operator call removes every
+ * Erasure that erases (docs/adr/0025): one operator call removes every
  * copy of the subject's personal data from the database — the debtor, its contacts, notes, call
  * numbers and analysis, payment references, event payloads (relayed or not) read by pending
  * deliveries — while calls, payments and promises stay listed as history; the tombstone is an HMAC
@@ -212,7 +212,7 @@ describe('debtor erasure (docs/adr/0025)', () => {
     expect(await q('SELECT id FROM debtors WHERE external_id IN ($1, $2)', [nfc, nfd])).toEqual([]);
   });
 
-  it('legacy tombstones (SHA-256 of the id as sent, before issue 14) still refuse, in either normalisation', async () => {
+  it('legacy tombstones (SHA-256 of the id as sent, before tombstones were keyed) still refuse, in either normalisation', async () => {
     const nfc = 'Mar\u00eda-legacy';
     const nfd = 'Mari\u0301a-legacy'; // the NFD form of nfc
     const legacyNfd = 'Mari\u0301a-legacy-2';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { faultTable, FaultRow, FaultSuite, SHORT_PROFILE } from '@dc/testing';
 
 /**
- * Issue 14, deliverable 4 (docs/adr/0028): the fault suite's short profile. Every fault kind once,
+ * docs/adr/0028: the fault suite's short profile. Every fault kind once,
  * under a mixed load through the gateway, against private Redis, NATS and Postgres servers; then
  * 0 lost and 0 duplicated everywhere, no answer outside the spec's envelope codes, no request over
  * its documented bound. `npm run faults` runs the full profile.

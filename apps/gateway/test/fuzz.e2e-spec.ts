@@ -1,7 +1,7 @@
 import { deadProcesses, formatReport, FUZZ_STACK_ENV, FuzzReport, FuzzTenant, OpenApiContract, prepareFuzzTenant, runFuzz, Stack } from '@dc/testing';
 
 /**
- * Issue 9, item 7 (docs/adr/0015): about 1,000 seeded requests generated from docs/openapi.json —
+ * docs/adr/0015: about 1,000 seeded requests generated from docs/openapi.json —
  * valid, boundary and hostile — against gateway and api-core as separate processes. Every answer
  * must be one the document gives for the operation (status, schema, envelope), none may be 5xx, and
  * no process may exit. `npm run fuzz` runs the long profile (10,000+) with the same generator.

@@ -13,7 +13,7 @@ jest.setTimeout(120_000);
 const GRACE_MS = 10_000;
 
 /**
- * Graceful shutdown under load (issue 15; docs/adr/0033): SIGTERM to one replica of each app while
+ * Graceful shutdown under load (docs/adr/0033): SIGTERM to one replica of each app while
  * work flows loses no accepted request, job or delivery, and the process exits 0 within
  * SHUTDOWN_GRACE_MS (measured between its own `shutting down` and `stopped` log lines).
  *

@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import request from 'supertest';
 
-/** Issue 9: no request crashes or stalls the gateway; values that cannot be stored exactly are refused. */
+/** docs/adr/0016: no request crashes or stalls the gateway; values that cannot be stored exactly are refused. */
 describe('hostile input at the HTTP edge', () => {
   let stack: Stack;
   let tenant: Tenant;

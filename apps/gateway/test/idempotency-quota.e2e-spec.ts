@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 
 /**
- * Idempotency-Key records are bounded per API key (issue 34 item 3, docs/adr/0009): past its quota
+ * Idempotency-Key records are bounded per API key (docs/adr/0009, "a quota per API key"): past its quota
  * of records or bytes, a key's own oldest records are dropped, never another key's. Driven through
  * the policy probe (test entry point), whose `data.processed` counts its real runs per gateway.
  */

@@ -2,7 +2,7 @@ import { createTenant, holdAdvisoryLock, OperatorClient, Stack, Tenant, untilWai
 import request from 'supertest';
 
 /**
- * Issue 4: two requests with the same Idempotency-Key are never both processed — also when the
+ * docs/adr/0009: two requests with the same Idempotency-Key are never both processed — also when the
  * first times out at the gateway while api-core is still running it. The batch is held on its own
  * per-debtor advisory lock (taken here first) past the gateway's NATS timeout.
  */

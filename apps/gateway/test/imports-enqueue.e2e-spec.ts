@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import request from 'supertest';
 
 /**
- * The API side of the portfolio load flow (issue 12, items 1, 2 and 5; docs/imports.md): upload-url,
+ * The API side of the portfolio load flow (docs/imports.md): upload-url,
  * every refusal of POST imports before anything is queued, the queued import and its BullMQ job,
  * Idempotency-Key, and GET /v1/imports/{id}'s reach. No importer runs here: jobs stay in Redis.
  */

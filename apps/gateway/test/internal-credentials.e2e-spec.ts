@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
- * Issue 14, Deliver 1 and 3 (Redis and Postgres part, docs/adr/0027): the four services run
+ * Internal credentials, Redis and Postgres part (docs/adr/0027): the four services run
  * against Redis servers of this test with the platform's ACL (docker/redis/acl.js), each as its
  * own user, and against Postgres as the apps' role. They serve requests, keep idempotency records
  * (compressed, in a Redis of their own), enqueue and work an import and deliver a webhook, with

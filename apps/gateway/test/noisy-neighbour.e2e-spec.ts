@@ -1,7 +1,7 @@
 import { NoisyNeighbourSuite, noisyNeighbourTable, SHORT_NOISY_PROFILE } from '@dc/testing';
 
 /**
- * Issue 34, deliverable 6 (bench/README.md, "noisy-neighbour"): the suite's short profile. Tenant B's
+ * Tenant isolation (bench/README.md, "noisy-neighbour"): the suite's short profile. Tenant B's
  * mix alone, then beside tenant A at the documented limits (poison files, a backlog of large imports,
  * an Idempotency-Key flood, date-filter scans, webhooks to slow, failing and hanging receivers). B's
  * next import waits at most one chunk of A's work more than alone, its first-attempt delivery and

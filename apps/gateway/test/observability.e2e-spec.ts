@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 const METRICS_TOKEN = 'metrics-token-of-the-observability-test';
 
 /**
- * Issue 15, deliverables 3 and 4 (docs/adr/0032): the queue board on the operator listener, the
+ * Observability (docs/adr/0032): the queue board on the operator listener, the
  * request id of one API request on every log line about it in the gateway, api-core and the
  * importer, and the apps' /metrics exporting every metric the alert rules and the dashboard read.
  * Every service logs in to a Redis of this test as its own ACL user (docker/redis/acl.js), so the

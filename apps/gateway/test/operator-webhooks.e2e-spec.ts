@@ -15,7 +15,7 @@ const nextUlid = monotonicFactory();
 const id = (prefix: string) => `${prefix}_${nextUlid()}`;
 
 /**
- * ARCHITECTURE.md, Operator API (webhooks); spec: Events, Registration rules; issue 11, deliverable 1.
+ * README, Operator API (webhooks); spec: Events, Registration rules; docs/adr/0020.
  * The stack runs without WEBHOOK_ALLOW_PRIVATE_TARGETS (the default: off), except the last block.
  */
 describe('operator webhooks', () => {
@@ -197,7 +197,7 @@ describe('operator webhooks', () => {
 
     it('a secret sealed before secrets were bound to their webhook (v1) is sealed again, bound, when an api-core starts', async () => {
       const webhook = await createOk();
-      // As issue 33's code sealed it: AES-256-GCM without associated data.
+      // As v1 sealed it: AES-256-GCM without associated data.
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', SECRET_KEY, iv);
       const packed = Buffer.concat([iv, cipher.update(webhook.secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);

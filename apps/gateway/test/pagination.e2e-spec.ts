@@ -71,7 +71,7 @@ describe('pagination rules (spec: Pagination and list rules) on GET /portfolios'
   });
 
   it('a key restricted to some portfolios sees only those on every page, not only the first', async () => {
-    // Found in the issue-10 refactor: the cursor condition replaced the key's restriction from page 2 on.
+    // Found in an earlier refactor: the cursor condition replaced the key's restriction from page 2 on.
     const operator = new OperatorClient(stack.operatorUrl);
     const allowed = [allIds[10], allIds[70]];
     const restricted = await operator.expect(201, 'POST', `/organizations/${tenant.organizationId}/api-keys`, { name: 'two', portfolioIds: allowed });

@@ -10,7 +10,7 @@ function without<T extends object>(body: T, ...keys: string[]): Partial<T> {
   return Object.fromEntries(Object.entries(body).filter(([k]) => !keys.includes(k))) as Partial<T>;
 }
 
-/** Spec: Payment resource, POST /v1/payments, list rules 8-9; ARCHITECTURE.md operator intake. */
+/** Spec: Payment resource, POST /v1/payments, list rules 8-9; operator intake (README, Operator API). */
 describe('payments', () => {
   let stack: Stack;
   let operator: OperatorClient;

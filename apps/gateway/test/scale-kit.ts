@@ -3,7 +3,7 @@ import {
 } from '@dc/testing';
 
 /**
- * Shared by the scale and graceful-shutdown end-to-end files (issue 15; docs/adr/0033): the
+ * Shared by the scale and graceful-shutdown end-to-end files (docs/adr/0033): the
  * environment of a stack with every app replicated, the worker processes, and the evidence that
  * each unit of work was done once — api-core's `handled` log line per request id, the importer's
  * `import completed` line per import, the delivery rows and attempts per delivery.

@@ -19,7 +19,7 @@ const PROFILE = process.env.SCALE_PROFILE === 'long'
 jest.setTimeout(PROFILE.timeoutMs);
 
 /**
- * Scale proof on one machine (issue 15; docs/adr/0033): 2 gateways, 3 api-cores, 2 importers and 2
+ * Scale proof on one machine (docs/adr/0033): 2 gateways, 3 api-cores, 2 importers and 2
  * webhook dispatchers, each its own process, sharing one Postgres, Redis and NATS. The short
  * profile (this file, part of `npm test`): a few hundred requests, four imports, a hundred
  * deliveries. Each unit of work is traced to the one process that did it: api-core's `handled` log

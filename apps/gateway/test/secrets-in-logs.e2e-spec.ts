@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 
 /**
- * Issue 14, "Secrets never leak": every path that carries a secret or personal data — keys minted,
+ * Secrets never leak (docs/security.md): every path that carries a secret or personal data — keys minted,
  * used, mistyped and revoked; the operator token right and wrong; webhook secrets registered and
  * used to sign; debtor documents and names in batches, payments and CSV imports, valid and
  * refused — runs through all four services at debug level, and their whole output is searched for

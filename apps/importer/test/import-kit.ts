@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Shared by the importer's API-level end-to-end files (issue 12 "Checked by"; docs/imports.md):
+ * Shared by the importer's API-level end-to-end files (docs/imports.md):
  * the stack environment, the importer process, the load flow through the public routes and the
- * read API that shows a load's effect. Written from the contract (spec imports section, the brief's
- * decisions), not from the implementation.
+ * read API that shows a load's effect. Written from the contract (spec imports section,
+ * docs/imports.md), not from the implementation.
  */
 
 export const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

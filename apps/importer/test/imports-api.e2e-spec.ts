@@ -5,7 +5,7 @@ import {
 import { fixture, IMPORT_ID, ImportClient, importRows, importStackEnv, ISO, mapping, newPortfolio, startImporter } from './import-kit';
 
 /**
- * The portfolio load flow's routes (spec: imports section; issue 12 Deliver 1, 2 and "Checked by"):
+ * The portfolio load flow's routes (spec: imports section; docs/imports.md):
  * upload-url, the signed PUT, enqueue with its refusals and Idempotency-Key, GET /v1/imports/{id}
  * and its reach. What a load does to debtors and debts is in imports-modes and imports-files.
  */

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { ImportClient, importStackEnv, newPortfolio, startImporter } from './import-kit';
 
 /**
- * No input stalls or crashes an importer (issue 34, docs/adr/0043): a NUL cell is a row error, a
+ * No input stalls or crashes an importer (docs/adr/0043): a NUL cell is a row error, a
  * record past 1 MiB (an unclosed quote) fails its import at once with bounded memory, a value
  * Postgres refuses fails the import instead of retrying it forever, runs are bounded, the importer
  * reads exactly the file enqueue checked, and an operator can cancel an import.

@@ -3,7 +3,7 @@ import { createTenant, generateCsv, generatedHeader, identityMapping, OperatorCl
 import { ImportClient, importStackEnv, startImporter } from './import-kit';
 
 /**
- * One tenant's backlog never holds another tenant's next import (issue 34, docs/adr/0043): jobs are
+ * One tenant's backlog never holds another tenant's next import (docs/adr/0043): jobs are
  * prioritised by their place in their organization, a running import yields after a chunk when
  * another organization's import waits, and an organization runs at most
  * IMPORT_MAX_RUNNING_PER_ORGANIZATION imports at once over the whole fleet.

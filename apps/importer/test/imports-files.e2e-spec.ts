@@ -3,7 +3,7 @@ import { generateCsv, GENERATED_HEADER, identityMapping, OperatorClient, Stack, 
 import { byExternalId, fixture, ImportClient, ISO, mapping, newPortfolio, startImportStack } from './import-kit';
 
 /**
- * What the importer reads (issue 12 Deliver 3, "Checked by"; docs/imports.md): the fixtures in
+ * What the importer reads (docs/imports.md): the fixtures in
  * fixtures/ok/ load completely (BOM, CRLF, quotes, the delimiter rule, every canonical field), those
  * in fixtures/not-ok/ show bad rows refused with their record number and CSV column while the good
  * rows load, and a file that cannot be parsed ends failed. Also: counters move while an import

@@ -3,8 +3,8 @@ import { csvLine, generateCsv, GENERATED_HEADER, identityMapping, insertDebt, Op
 import { byExternalId, DebtorView, ImportClient, newPortfolio, startImportStack } from './import-kit';
 
 /**
- * The four conflict modes seen through the read API (spec: POST imports, conflictResolution; issue 12
- * Deliver 3, "Checked by"): add never matches; update matches the oldest live debtor by document and
+ * The four conflict modes seen through the read API (spec: POST imports, conflictResolution;
+ * docs/imports.md): add never matches; update matches the oldest live debtor by document and
  * debts by debt_external_id; reconcile also marks paid every live active debt absent from the file;
  * replace swaps the portfolio's set, and a replace that fails leaves the old set as it was. Deleted
  * debtors are never revived; erased subjects are refused per row.
@@ -68,7 +68,7 @@ describe('importer: conflict modes through the read API', () => {
       expect(debtsAfter.filter((d) => d.externalId === 'd3').map((d) => d.currency).sort()).toEqual(['EUR', 'USD']);
     });
 
-    it('the same file loaded twice makes every debtor and debt twice (the issue 33 report)', async () => {
+    it('the same file loaded twice makes every debtor and debt twice (add always creates, docs/adr/0041)', async () => {
       const pf = await fresh();
       const header = ['identity_document_type', 'identity_document_number', 'identity_first_name', 'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date'];
       const rows = [
@@ -227,7 +227,7 @@ describe('importer: conflict modes through the read API', () => {
     expect(nfd).not.toBe(nfc);
     await load(pf, FULL, [[nfc, 'José', 'national_id', 'U1', 'ud1', '100', '0', 'EUR']]);
     await operator.expect(200, 'POST', `/debtors/${byExternalId(await client.debtors(pf))[nfc].id}/erase`);
-    // A tombstone written before issue 14: the unsalted SHA-256 of the id as it was sent.
+    // A tombstone written before tombstones were keyed: the unsalted SHA-256 of the id as it was sent.
     await withDatabase(stack.databaseUrl, (c) =>
       c.query(`INSERT INTO debtor_erasures (portfolio_id, external_id_hash, scheme) VALUES ($1, $2, 'sha256')`, [pf, legacyErasureHash('legacy-77')]),
     );

@@ -4,7 +4,7 @@ import { ImportClient, ISO, newPortfolio, startImportStack } from './import-kit'
 
 /**
  * Payments inside a portfolio load file (spec: Events, payment.registered — "Payments inside a
- * portfolio load file do not emit it"; issue 33; docs/imports.md "Payments in a load"): one payment
+ * portfolio load file do not emit it"; docs/imports.md "Payments in a load"): one payment
  * per row, registered against the row's debt and debtor with the rules of POST /v1/payments, listed
  * by GET /v1/payments with externalId null, no event; the file's payment id makes a reload safe.
  */

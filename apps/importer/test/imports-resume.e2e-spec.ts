@@ -5,7 +5,7 @@ import {
 import { ImportClient, importRows, importStackEnv, liveCounts, newPortfolio, rowOf, startImporter } from './import-kit';
 
 /**
- * Resumable and parallel (issue 12 Deliver 4, "Checked by"): an importer killed with SIGKILL in the
+ * Resumable and parallel (docs/adr/0022): an importer killed with SIGKILL in the
  * middle of a file is replaced by a new process that completes the import with exact counts (no
  * duplicate, no lost row); two importer processes share two imports, each counted once.
  */

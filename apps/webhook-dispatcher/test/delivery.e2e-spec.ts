@@ -6,10 +6,10 @@ import {
 } from './webhook-kit';
 
 /**
- * Issue 11 "Checked by": each event kind with the exact body, verified over the raw bytes by the
+ * docs/adr/0020: each event kind with the exact body, verified over the raw bytes by the
  * `stripe` library and (opt-in) by `standardwebhooks`; portfolio filters; demo and suspended
  * silence; livemode false for a sandbox; a new webhook served within 10 s.
- * Spec: Events (Registration rules, Event kinds, Delivery); ARCHITECTURE.md Operator API.
+ * Spec: Events (Registration rules, Event kinds, Delivery); README, Operator API.
  */
 describe('webhook delivery: bodies, signatures and who receives what', () => {
   let stack: Stack;

@@ -6,7 +6,7 @@ import {
 const RETRY_DELAY_MS = 1500;
 
 /**
- * Issue 11 "Checked by": kill -9 of the dispatcher mid-series loses nothing and sends no new id;
+ * docs/adr/0020: kill -9 of the dispatcher mid-series loses nothing and sends no new id;
  * two dispatchers deliver each event once; SSRF refusals at delivery time for hosts that resolve
  * to 127.0.0.1 (the address table itself is unit-tested in libs/webhooks).
  * The tests of this file run in order, each starting the dispatcher processes it needs and

@@ -11,7 +11,7 @@ const SAMPLES = 10;
 const ORGANIZATION_CAP = 100;
 
 /**
- * Issue 34, "Fair shares" (deliveries; docs/adr/0044): one organization's backlog on a slow receiver
+ * Fair shares (deliveries; docs/adr/0044): one organization's backlog on a slow receiver
  * does not delay another organization's first attempt. Tenant A has 240 events waiting on a receiver
  * that takes 1 s per request, through 10 webhooks (each allowed a tenth of a process by the
  * per-receiver rule: together, all of it); tenant B then registers payments, and each must reach B's

@@ -8,10 +8,10 @@ const RETRY_DELAY_MS = 1100; // t is in seconds: retries this far apart must car
 const ATTEMPT_TIMEOUT_MS = 500;
 
 /**
- * Issue 11 "Checked by": retries with one delivery id and a fresh `t`; 3xx (never followed),
+ * docs/adr/0020: retries with one delivery id and a fresh `t`; 3xx (never followed),
  * connection errors and the timeout as failures; no sixth attempt; every attempt recorded; an
  * operator's redelivery as a new series with the same id.
- * Spec: Events, Delivery 6; ARCHITECTURE.md Operator API (deliveries, redeliver).
+ * Spec: Events, Delivery 6; README, Operator API (deliveries, redeliver).
  *
  * The scenarios take several retry delays each and are independent (an organization each), so they
  * all start in beforeAll and run at the same time; each test awaits and checks its own.

@@ -3,8 +3,8 @@ import { OperatorClient, ReceivedRequest, ServiceProcess, Stack, withDatabase } 
 import Stripe from 'stripe';
 
 /**
- * Shared by the webhook-dispatcher end-to-end files (spec: Events; ARCHITECTURE.md Operator API;
- * issue 11 "Checked by"): the stack environment, registration and delivery-log helpers, and the
+ * Shared by the webhook-dispatcher end-to-end files (spec: Events; README, Operator API;
+ * docs/adr/0020): the stack environment, registration and delivery-log helpers, and the
  * receivers' view of signatures through the `stripe` library's own verifier.
  */
 

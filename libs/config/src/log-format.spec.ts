@@ -1,6 +1,6 @@
 import { loadConfig, MAX_LOG_BUFFER_BYTES } from './config';
 
-/** Issue 15: LOG_FORMAT — pretty for a developer's terminal, JSON everywhere else, never pretty in production. */
+/** LOG_FORMAT (docs/adr/0032) — pretty for a developer's terminal, JSON everywhere else, never pretty in production. */
 describe('LOG_FORMAT', () => {
   const TTY = true;
   const PIPE = false;

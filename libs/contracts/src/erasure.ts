@@ -2,19 +2,19 @@ import { createHash, createHmac } from 'node:crypto';
 
 /** How a `debtor_erasures.external_id_hash` was computed (its `scheme` column). */
 export const ErasureScheme = {
-  /** Since issue 14: HMAC-SHA256 keyed by ERASURE_HMAC_KEY over the NFC-normalised externalId. */
+  /** Every tombstone written now: HMAC-SHA256 keyed by ERASURE_HMAC_KEY over the NFC-normalised externalId. */
   Hmac: 'hmac-sha256',
   /**
-   * Before issue 14: unsalted SHA-256 of the externalId as sent. Never written again; api-core rekeys
-   * each one at start-up (LegacyRekeyed), so no unsalted hash stays stored.
+   * Legacy, before tombstones were keyed: unsalted SHA-256 of the externalId as sent. Never written
+   * again; api-core rekeys each one at start-up (LegacyRekeyed), so no unsalted hash stays stored.
    */
   LegacySha256: 'sha256',
-  /** Since issue 34: a legacy tombstone rekeyed, HMAC-SHA256 keyed by ERASURE_HMAC_KEY over its SHA-256. */
+  /** A legacy tombstone rekeyed, HMAC-SHA256 keyed by ERASURE_HMAC_KEY over its SHA-256. */
   LegacyRekeyed: 'hmac-sha256-of-sha256',
 } as const;
 export type ErasureScheme = (typeof ErasureScheme)[keyof typeof ErasureScheme];
 
-/** Unsalted SHA-256 of the externalId exactly as given: the pre-issue-14 tombstones (docs/adr/0025). */
+/** Unsalted SHA-256 of the externalId exactly as given: the tombstones written before they were keyed (docs/adr/0025). */
 export function legacyErasureHash(externalId: string): string {
   return createHash('sha256').update(externalId, 'utf8').digest('hex');
 }

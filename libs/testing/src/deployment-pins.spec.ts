@@ -3,7 +3,7 @@ import path from 'node:path';
 import { REPO_ROOT } from './service-process';
 
 /**
- * What runs in production is named exactly (issue 14): third-party images by digest, so a pull
+ * What runs in production is named exactly (docs/security.md, Images): third-party images by digest, so a pull
  * never brings a different build of the same tag; our own images by a release version, never a
  * moving tag. A new image line that forgets it fails here.
  */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { clip, JsonSchema, OpenApiContract, Operation } from './fuzz/openapi-contract';
 
 /**
- * The contract test (issue 15, docs/adr/0030): every exchange the e2e suite had with the public
+ * The contract test (docs/adr/0030): every exchange the e2e suite had with the public
  * listener, recorded by the gateway's test entry (apps/gateway/testing/exchange-recorder.ts), is
  * checked against docs/openapi.json at the end of the run — the response body by operation and
  * status (OpenApiContract.check: envelope, documented status, schema, X-Request-Id), the response

@@ -5,8 +5,8 @@ import { dropDatabase } from './test-database';
 
 /**
  * Drops the run's template database, then searches every service's log output of the run for
- * secrets and personal data (issue 14), and checks every exchange the public listeners recorded
- * against docs/openapi.json (issue 15, docs/adr/0030): any finding or mismatch fails the run and
+ * secrets and personal data (log-audit.ts), and checks every exchange the public listeners recorded
+ * against docs/openapi.json (docs/adr/0030): any finding or mismatch fails the run and
  * keeps the logs and exchanges to read.
  */
 export default async function globalTeardown(): Promise<void> {

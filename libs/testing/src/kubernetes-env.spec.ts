@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { REPO_ROOT } from './service-process';
 
 /**
- * The Kubernetes manifests give each app exactly the secrets it needs (issue 14, docs/security.md):
+ * The Kubernetes manifests give each app exactly the secrets it needs (docs/security.md):
  * every Deployment's environment, built as the kubelet builds it (ConfigMap, then its `env`, with
  * the Secret template's placeholders replaced by strong values), passes that app's production
  * configuration check — and holds none of the secrets of the other apps.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { OPERATOR_TOKEN } from './stack';
 
 /**
- * Secrets never leak into logs (issue 14): every service's log output of an end-to-end run is
+ * Secrets never leak into logs (docs/security.md): every service's log output of an end-to-end run is
  * kept (ServiceProcess writes it under DC_TEST_LOG_DIR) and searched, at the end of the run, for
  * anything that must never be written there. Shapes catch values a test generated at run time
  * (API keys, webhook secrets); literals catch the configured secrets; field names catch a body

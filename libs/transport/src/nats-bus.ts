@@ -44,7 +44,7 @@ interface Pending {
  * (`{pattern, data, id}` → `{id, response}`), so api-core stays a plain NestJS NATS microservice.
  * Their replies come to one wildcard subscription on the connection's own inbox (`<inbox>.*`), each to
  * `<inbox>.<token>`: nats.js `request()` does the same, but builds a NatsError with a stack trace for
- * every completed request, plus a deferred and a timeout promise (issue 13). No responder, a closed
+ * every completed request, plus a deferred and a timeout promise. No responder, a closed
  * broker or a timeout becomes 503 service_unavailable.
  * A large request travels gzipped, or by claim check over the server's max_payload
  * (payload-codec.ts, docs/adr/0017); NatsRpcServer decodes it before Nest reads it. Every
@@ -77,7 +77,7 @@ export class NatsBus {
       name: options.name,
       maxReconnectAttempts: -1,
       waitOnFirstConnect: true,
-      // nats.js captures no stack trace per call (its request() did: +31 % throughput, PERFORMANCE.md).
+      // nats.js captures no stack trace per call (its request() did; without it: +31 % throughput).
       noAsyncTraces: true,
       timeout: FLUSH_TIMEOUT_MS, // per connection attempt; start-up keeps retrying (docs/adr/0014)
     });

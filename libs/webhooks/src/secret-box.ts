@@ -7,7 +7,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  *
  * Format: `v2.<keyId>.<base64url(iv | ciphertext | tag)>`, keyId = first 8 hex digits of SHA-256(key).
  * v2 binds the ciphertext to a context (the webhook it belongs to) as GCM's associated data: copied
- * to another row, it no longer opens. v1 (no context, sealed before issue 34) still opens, unbound,
+ * to another row, it no longer opens. v1 (no context, sealed before secrets were bound) still opens, unbound,
  * until it is sealed again (`needsResealing`).
  */
 

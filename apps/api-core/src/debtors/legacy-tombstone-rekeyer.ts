@@ -9,7 +9,7 @@ const PAGE = 1_000;
 
 /**
  * Run by api-core's main once it serves, in the background: every legacy erasure tombstone (an
- * unsalted SHA-256 of an externalId, written before issue 14) is replaced by its HMAC under
+ * unsalted SHA-256 of an externalId, written before tombstones were keyed) is replaced by its HMAC under
  * ERASURE_HMAC_KEY (`ErasureTombstones.rekeyed`), so no stored tombstone can be tested against a
  * dictionary of ids without the key. Checks match both forms meanwhile (docs/adr/0025).
  */

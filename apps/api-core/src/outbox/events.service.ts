@@ -21,7 +21,7 @@ export function emitsEvents(source: EventSource | null): source is EventSource {
 
 /**
  * Records an event in `outbox_events` in the same transaction as the payment/promise/call that
- * causes it (ARCHITECTURE.md decision 3); the webhook dispatcher relays it later. Decides whether
+ * causes it (so an event exists exactly when its change commits); the webhook dispatcher relays it later. Decides whether
  * the event is emitted at all (emitsEvents) and its livemode (a sandbox organization's events are
  * test events); the repository only stores it.
  */

@@ -29,7 +29,7 @@ export function redeliveryRefusal(id: string, state: RedeliveryState | null): Ap
 }
 
 /**
- * Operator management of webhooks (ARCHITECTURE.md, Operator API; spec: Events, Registration rules):
+ * Operator management of webhooks (README, Operator API; spec: Events, Registration rules):
  * registration with a server-generated secret shown once, changes, soft deletion, the delivery log
  * and redelivery. Targets must be public https (checked here and again at every delivery by the
  * dispatcher); the SQL is WebhooksRepository's.

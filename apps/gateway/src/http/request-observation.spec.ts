@@ -6,7 +6,7 @@ import { currentRequestId } from '@dc/observability';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { configureFastify, fastifyOptions } from './fastify-setup';
 
-/** Issue 15: every request runs in its request context (log lines carry its id) and is counted by route template. */
+/** Observability (docs/adr/0032): every request runs in its request context (log lines carry its id) and is counted by route template. */
 describe('request context and http_request_duration_seconds', () => {
   async function listener() {
     const logger = pino({ level: 'silent' });

@@ -10,7 +10,7 @@ import { OperatorPromisesController } from './promises/promises.controller';
 import { OperatorWebhooksController } from './webhooks/webhooks.controller';
 
 /**
- * Controllers of the operator listener (under /operator/v1; ARCHITECTURE.md, Operator API): each
+ * Controllers of the operator listener (under /operator/v1; README, Operator API): each
  * behind OperatorTokenGuard, every route forwarded to api-core by its operator contract.
  */
 export const OPERATOR_CONTROLLERS = [

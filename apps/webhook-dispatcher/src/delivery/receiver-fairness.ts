@@ -30,7 +30,7 @@ const SMOOTHING = 0.2;
 const FORGET_AFTER_MS = 10 * 60_000;
 
 /**
- * Per-receiver fairness inside one dispatcher process (issue 11: a receiver that answers slowly or
+ * Per-receiver fairness inside one dispatcher process (a receiver that answers slowly or
  * never must not hold up deliveries to others). The worker runs WEBHOOK_CONCURRENCY jobs at once.
  * A receiver that is slow — its requests take `slowAfterMs` or more on average, or one of them has
  * been waiting that long, or it has not answered yet at all — may have at most `slowCap` requests in

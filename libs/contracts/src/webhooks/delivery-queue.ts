@@ -19,7 +19,7 @@ export interface DeliveryJob {
 
 /**
  * The job id: the delivery id for its first series, so a second enqueue of the same delivery is a
- * no-op (ARCHITECTURE.md decision 2); `<delivery id>-r<series>` for an operator's redelivery, whose
+ * no-op; `<delivery id>-r<series>` for an operator's redelivery, whose
  * earlier job may still be finishing.
  */
 export function deliveryJobId(job: DeliveryJob): string {

@@ -3,7 +3,7 @@ import type { ListQueryDto } from '../common/list-query.dto';
 import { ByIdInput, operatorRpc, UnderOrganizationInput, UpdateInput } from '../rpc/contract';
 import type { CreatedWebhookView, CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView } from './webhook.dto';
 
-/** Operator management of webhooks and their delivery log (ARCHITECTURE.md, Operator API). */
+/** Operator management of webhooks and their delivery log (README, Operator API). */
 export const WebhooksRpc = {
   create: operatorRpc<UnderOrganizationInput<CreateWebhookDto>, ItemBody<CreatedWebhookView>>('operator.webhooks.create', { status: 201 }),
   /** The organization's live webhooks in id order (keyset pagination), without secrets. */

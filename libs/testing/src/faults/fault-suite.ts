@@ -13,7 +13,7 @@ import { AttemptLog, Limits, LoadAnswer, OpKind, retryDelay, SentOp, sleep } fro
 import { PrivateNats, PrivatePostgres, PrivateRedis } from './private-servers';
 
 /**
- * The fault suite (issue 14, docs/adr/0028): a mixed load through the gateway — reads, debtor batches
+ * The fault suite (docs/adr/0028): a mixed load through the gateway — reads, debtor batches
  * with Idempotency-Key, payments (idempotent by externalId), a CSV import, webhook deliveries to a
  * local receiver — while each fault is injected in turn: kill -9 of every service and its restart,
  * a stop and restart of Redis, NATS and Postgres (private servers, never the machine's shared ones).

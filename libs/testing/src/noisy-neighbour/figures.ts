@@ -225,7 +225,7 @@ const mib = (n: number) => `${n.toFixed(0)} MiB`;
 const cpuOf = (c: CpuShare | undefined) => (c ? `${c.ours.toFixed(2)} / ${c.others.toFixed(2)}; ${Number.isNaN(c.waiting) ? '—' : `${(100 * c.waiting).toFixed(0)} %`}` : '—');
 const errorsOf = (e: Record<string, number>) => Object.entries(e).map(([k, n]) => `${k} ×${n}`).join(', ') || 'none';
 
-/** The targets of issue 34 (deliverable 6), each with its figure and bound. */
+/** The suite's targets (bench/README.md, "noisy-neighbour"), each with its figure and bound. */
 export function targetsOf(quiet: MixFigures, beside: MixFigures, a: NoisyFigures, platform: PlatformFigures): Target[] {
   const longest = a.slices.length ? Math.max(...a.slices) : Number.NaN;
   const waitBound = longest + (quiet.importWaitMs ?? 0);

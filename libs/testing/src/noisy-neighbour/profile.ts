@@ -1,5 +1,5 @@
 /**
- * What one run of the noisy-neighbour suite does (issue 34, deliverable 6; bench/README.md). Tenant B's
+ * What one run of the noisy-neighbour suite does (bench/README.md, "noisy-neighbour"). Tenant B's
  * mix is the same in both of its runs (A idle, then beside A); A's load is at the documented limits:
  * 300 units a minute per API key (A uses one key per activity), the 1 MiB record, the 1 GiB file.
  */

@@ -19,7 +19,7 @@ const DELIVERY_WAIT_MS = 30_000;
 const A_WEBHOOKS = { slow: 4, failing: 3, hanging: 3 } as const;
 
 /**
- * The noisy-neighbour suite (issue 34, deliverable 6; bench/README.md): the four services as processes
+ * The noisy-neighbour suite (bench/README.md, "noisy-neighbour"): the four services as processes
  * (one importer: the case where A's backlog could hold it) against private Postgres, Redis (main and
  * idempotency, as compose runs them) and NATS, all on 127.0.0.1. Tenant B runs its mix alone, then
  * again while tenant A loads the platform at the documented limits (NoisyLoad); the figures compare

@@ -5,7 +5,7 @@ import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, OperatorCaller } from '../../core-client/core-client';
 import { OperatorRoute } from '../../routes/operator-route.decorator';
 
-/** Promise intake from other parts of the platform (ARCHITECTURE.md, Operator API). */
+/** Promise intake from other parts of the platform (README, Operator API). */
 @Controller()
 @UseGuards(OperatorTokenGuard)
 export class OperatorPromisesController {

@@ -5,7 +5,7 @@ import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, OperatorCaller } from '../../core-client/core-client';
 import { OperatorRoute } from '../../routes/operator-route.decorator';
 
-/** Webhook registration and the delivery log (ARCHITECTURE.md, Operator API; spec: Events). */
+/** Webhook registration and the delivery log (README, Operator API; spec: Events). */
 @Controller()
 @UseGuards(OperatorTokenGuard)
 export class OperatorWebhooksController {
