@@ -29,14 +29,51 @@ interface AdapterErrorPayload {
   kind?: unknown;
   originalCode?: unknown;
   originalMessage?: unknown;
+  /** A unique violation's index (`{ index }`) when the driver named it. */
+  constraint?: { index?: unknown };
 }
 
 interface MaybeDatabaseError {
   name?: unknown;
   code?: unknown;
   message?: unknown;
+  /** `pg`'s DatabaseError: the constraint a violation names. */
+  constraint?: unknown;
   cause?: AdapterErrorPayload;
   meta?: { driverAdapterError?: { cause?: AdapterErrorPayload } };
+}
+
+/**
+ * What the database said, read the same way from `pg` (its DatabaseError carries `code` and
+ * `constraint`) and from Prisma, which wraps the adapter's payload under `meta` — except where its
+ * transaction manager runs COMMIT or ROLLBACK: there the DriverAdapterError itself is thrown, its
+ * payload under `cause`.
+ */
+export interface DatabaseErrorFields {
+  /** The SQLSTATE (from the adapter's payload, or pg's own), else the error's code: an errno such as ECONNREFUSED, Prisma's P…. */
+  code?: string;
+  /** The constraint a violation names. */
+  constraint?: string;
+  message?: string;
+  /** The adapter's kind of a failure without a SQLSTATE (a socket). */
+  kind?: string;
+  /** The error's own code: Prisma's (P…) when it wraps the adapter's payload, else the same as `code`. */
+  ownCode?: string;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export function databaseErrorFields(err: unknown): DatabaseErrorFields | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { name, code, meta, cause, message, constraint } = err as MaybeDatabaseError;
+  const adapter = meta?.driverAdapterError?.cause ?? (name === 'DriverAdapterError' ? cause : undefined);
+  return {
+    code: text(adapter?.originalCode) ?? text(code),
+    constraint: text(adapter?.constraint?.index) ?? text(constraint),
+    message: text(adapter?.originalMessage) ?? text(message),
+    kind: text(adapter?.kind),
+    ownCode: text(code),
+  };
 }
 
 /**
@@ -53,16 +90,12 @@ export class TransactionTimeoutError extends Error {
 
 /** Whether `err` (from Prisma or from `pg` directly) is one of those transient refusals. */
 export function isTransientDatabaseError(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
   if (err instanceof TransactionTimeoutError) return true;
-  const { name, code, meta, cause } = err as MaybeDatabaseError;
-  // Prisma wraps the adapter's error under `meta`, except where its transaction manager runs COMMIT
-  // or ROLLBACK: there the DriverAdapterError itself is thrown, its payload under `cause`.
-  const adapter = meta?.driverAdapterError?.cause ?? (name === 'DriverAdapterError' ? cause : undefined);
-  if (typeof adapter?.kind === 'string' && CONNECTION_ADAPTER_KINDS.has(adapter.kind)) return true;
-  const sqlState = adapter?.originalCode ?? code;
-  if (typeof sqlState === 'string' && (TRANSIENT_SQLSTATES.has(sqlState) || CONNECTION_SQLSTATES.test(sqlState) || CONNECTION_ERRNOS.has(sqlState))) return true;
-  if (typeof code === 'string' && TRANSIENT_PRISMA_CODES.has(code)) return true;
-  const message = adapter?.originalMessage ?? (err as MaybeDatabaseError).message;
-  return typeof message === 'string' && CONNECTION_MESSAGES.test(message);
+  const fields = databaseErrorFields(err);
+  if (!fields) return false;
+  if (fields.kind !== undefined && CONNECTION_ADAPTER_KINDS.has(fields.kind)) return true;
+  const sqlState = fields.code;
+  if (sqlState !== undefined && (TRANSIENT_SQLSTATES.has(sqlState) || CONNECTION_SQLSTATES.test(sqlState) || CONNECTION_ERRNOS.has(sqlState))) return true;
+  if (fields.ownCode !== undefined && TRANSIENT_PRISMA_CODES.has(fields.ownCode)) return true;
+  return fields.message !== undefined && CONNECTION_MESSAGES.test(fields.message);
 }

@@ -1,6 +1,7 @@
 import {
   BatchDebtorDto, DebtorBatchReason, DebtorBatchResult, DebtorBatchView, ErasureTombstones, isIso4217, normalisePhone, parseAmount, PhoneOwner,
 } from '@dc/contracts';
+import { optOutBegins } from '@dc/debtor-writes';
 
 /**
  * Pure per-item decisions of the debtor batch (docs/adr/0012). No I/O: the use case reads the
@@ -26,6 +27,7 @@ export interface PreparedDebt {
   externalId: string;
   totalAmount: string;
   paidAmount: string;
+  /** Paid in full: the status the write derives from the amounts (debtStatusSql, libs/debtor-writes). */
   paid: boolean;
   currency: string;
   dueDate: string | null;
@@ -242,7 +244,7 @@ export function planBatch(items: PreparedItem[], state: BatchState, newId: (pref
     (existing ? writes.updatedDebtors : writes.newDebtors).push({ id: debtorId, dto: item.dto });
     if (item.phones) writes.phoneSets.push({ debtorId, phones: item.phones });
     if (item.emails) writes.emailSets.push({ debtorId, emails: item.emails });
-    if (item.dto.complianceOptOut === true && !existing?.complianceOptOut) writes.optOuts.push(debtorId);
+    if (optOutBegins(item.dto.complianceOptOut, existing?.complianceOptOut)) writes.optOuts.push(debtorId);
     const debts = item.debts.map((debt) => {
       const stored = debtOf(state, existing?.id, debt.externalId);
       if (stored) {

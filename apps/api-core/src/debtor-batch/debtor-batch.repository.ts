@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { ErasureTombstones, type IdPrefix } from '@dc/contracts';
-import { Database, newId, Prisma, type SqlTransaction } from '@dc/database';
-import { batchState, type BatchState, type BatchWrites, type ExistingDebt, type ExistingDebtor } from './batch-plan';
+import { ErasureTombstones, type BatchDebtorDto, type IdPrefix } from '@dc/contracts';
+import { Database, isWriteConflict, newId, Prisma, type SqlStatement, type SqlTransaction } from '@dc/database';
+import {
+  batchLockStatements, DEBT_FIELDS, type DebtAlias, DEBTOR_FIELDS, DEBTOR_NATURAL_KEYS, type DebtorAlias, deleteEmailsSql, deleteUnlistedPhonesSql,
+  erasedAmong, insertDebtorsSql, insertDebtsSql, insertEmailsSql, KEYED_ONLY_SETTINGS, OPT_OUT_THROUGH_BATCH, Params,
+  recordOptOutStatements, tombstonesStatement, unnestRows, updateDebtorsSql, updateDebtsSql, writePhonesSql, type ArrayColumn,
+  type UnchangedRows,
+} from '@dc/debtor-writes';
+import { batchState, type BatchState, type BatchWrites, type DebtorWrite, type DebtWrite, type PreparedDebt, type ExistingDebt, type ExistingDebtor } from './batch-plan';
 
 const sql = Prisma.sql;
 
@@ -11,30 +17,62 @@ export class BatchTx {
 
   constructor(private readonly tx: SqlTransaction) {}
 
-  query<T extends object>(query: Prisma.Sql): Promise<T[]> {
+  query<T extends object>(query: SqlStatement): Promise<T[]> {
     this.statements += 1;
     return this.tx.query<T & Record<string, unknown>>(query);
   }
 
-  exec(query: Prisma.Sql): Promise<number> {
+  exec(query: SqlStatement): Promise<number> {
     this.statements += 1;
     return this.tx.execute(query);
   }
 }
 
 /**
- * A batch transaction's planner settings: sequential scans off. Costed with the table's size, a
- * hash join over a full scan looks cheaper than a thousand index probes until the table is large,
- * and its cost then grows with every portfolio's rows (docs/adr/0040).
+ * A resent item rewrites its rows even when nothing changed (docs/adr/0046): every item the batch
+ * answers `updated` gets a new row version and updated_at — what its keyed-plan check counts, one
+ * update per row sent (docs/adr/0040). The import skips unchanged rows.
  */
-const KEYED_ONLY = { enable_seqscan: 'off' } as const;
+const UNCHANGED: UnchangedRows = 'rewrite';
 
-/** Batches with more keys than this lock their whole portfolio instead of each key. */
-export const MAX_KEY_LOCKS = 64;
+/** Where each debtor field of a write is in the batch's item (a property holding one value, not a list). */
+const DEBTOR_PROPERTY: Record<DebtorAlias, Exclude<keyof BatchDebtorDto, 'externalId' | 'contactInfoPhoneNumbers' | 'contactInfoEmails' | 'debts'>> = {
+  fn: 'identityFirstName',
+  dt: 'identityDocumentType',
+  dn: 'identityDocumentNumber',
+  ln: 'identityLastName',
+  et: 'identityEntityType',
+  cn: 'contactInfoContactName',
+  st: 'contactInfoAddressStreet',
+  ci: 'contactInfoAddressCity',
+  sa: 'contactInfoAddressState',
+  pc: 'contactInfoAddressPostalCode',
+  co: 'contactInfoAddressCountry',
+  oo: 'complianceOptOut',
+  cc: 'complianceConsentToCall',
+  cw: 'complianceConsentToWhatsapp',
+  ce: 'complianceConsentToEmail',
+  cs: 'complianceConsentToSms',
+};
+
+/** Where each debt field of a write is in the prepared debt (amounts as numeric(19,4) text). */
+const DEBT_PROPERTY: Record<DebtAlias, Exclude<keyof PreparedDebt, 'externalId' | 'currency' | 'paid'>> = {
+  total: 'totalAmount',
+  paid: 'paidAmount',
+  due: 'dueDate',
+  iss: 'issueDate',
+  descr: 'description',
+  dtype: 'debtType',
+};
+
+const debtorColumns = (rows: DebtorWrite[]): ArrayColumn[] =>
+  DEBTOR_FIELDS.map((f) => [f.alias, f.type, rows.map((r) => r.dto[DEBTOR_PROPERTY[f.alias]] ?? null)]);
+const debtColumns = (rows: DebtWrite[]): ArrayColumn[] => DEBT_FIELDS.map((f) => [f.alias, f.type, rows.map((r) => r.debt[DEBT_PROPERTY[f.alias]])]);
 
 /**
- * The only SQL of the debtor batch. Every statement is set-based (unnest arrays), so a batch
- * sends the same handful of statements whatever its size (docs/adr/0012).
+ * The debtor batch's SQL. Its statements are those of the debtor write rules (libs/debtor-writes),
+ * fed whole columns as arrays (`unnest`), so a batch sends the same handful of statements whatever
+ * its size (docs/adr/0012, 0046).
  */
 @Injectable()
 export class DebtorBatchRepository {
@@ -48,7 +86,12 @@ export class DebtorBatchRepository {
     // like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014). No sequential scans:
     // every statement names its rows by key, so its cost follows the batch, not the tables
     // (docs/adr/0040).
-    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)), { settings: KEYED_ONLY });
+    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)), { settings: KEYED_ONLY_SETTINGS });
+  }
+
+  /** Whether a failed attempt lost to a concurrent writer, so that the batch may run again (SQLSTATE and constraint). */
+  isConflict(err: unknown): boolean {
+    return isWriteConflict(err, DEBTOR_NATURAL_KEYS);
   }
 
   /** The id of a row the batch will insert (the plan names new debtors and debts before writing). */
@@ -56,29 +99,9 @@ export class DebtorBatchRepository {
     return newId(prefix);
   }
 
-  /**
-   * Serialises concurrent batches that touch the same debtor or debt externalIds, with
-   * transaction-scoped advisory locks and a bounded number of them (every lock takes a slot of
-   * Postgres's shared lock table, sized max_locks_per_transaction (64) × connections: one lock per
-   * debt, 10,000 for a batch of 500 × 20, overflowed it with two such batches at once).
-   * - A batch with at most MAX_KEY_LOCKS keys takes its portfolio's lock in shared mode, then one
-   *   lock per key in sorted order (no deadlock): small batches of one portfolio run in parallel
-   *   unless they share a key.
-   * - A larger batch takes its portfolio's lock in exclusive mode, one lock in all: it waits for
-   *   the batches of its portfolio in progress and they wait for it.
-   */
+  /** Serialises concurrent batches on the same debtor or debt externalIds, and each batch with its portfolio's imports (batchLockStatements). */
   async lockKeys(tx: BatchTx, portfolioId: string, debtorExternalIds: string[], debtExternalIds: string[]): Promise<void> {
-    const keys = [...new Set([...debtorExternalIds.map((e) => `debtor:${portfolioId}:${e}`), ...debtExternalIds.map((e) => `debt:${portfolioId}:${e}`)])];
-    if (!keys.length) return;
-    const portfolioKey = `portfolio:${portfolioId}`;
-    if (keys.length > MAX_KEY_LOCKS) {
-      await tx.exec(sql`SELECT pg_advisory_xact_lock(hashtextextended(${portfolioKey}, 0))`);
-      return;
-    }
-    await tx.exec(sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${portfolioKey}, 0))`);
-    await tx.exec(sql`
-      SELECT pg_advisory_xact_lock(k)
-      FROM (SELECT DISTINCT hashtextextended(x, 0) AS k FROM unnest(${keys}::text[]) AS x ORDER BY 1) AS s`);
+    for (const lock of batchLockStatements(portfolioId, debtorExternalIds, debtExternalIds)) await tx.exec(lock);
   }
 
   async readState(tx: BatchTx, portfolioId: string, keys: { debtorExternalIds: string[]; debtExternalIds: string[]; erasureHashes: string[] }): Promise<BatchState> {
@@ -91,11 +114,7 @@ export class DebtorBatchRepository {
           ORDER BY id
           FOR UPDATE`)
         : [],
-      keys.erasureHashes.length
-        ? await tx.query<{ hash: string }>(sql`
-          SELECT external_id_hash AS hash FROM debtor_erasures
-          WHERE portfolio_id = ${portfolioId} AND external_id_hash = ANY(${keys.erasureHashes}::text[])`)
-        : [],
+      keys.erasureHashes.length ? await tx.query<{ hash: string }>(tombstonesStatement(portfolioId, keys.erasureHashes)) : [],
       keys.debtExternalIds.length
         ? await tx.query<ExistingDebt>(sql`
           SELECT id, external_id AS "externalId", debtor_id AS "debtorId", currency
@@ -104,170 +123,99 @@ export class DebtorBatchRepository {
           ORDER BY id`)
         : [],
     ];
-    const found = new Set(erased.map((e) => e.hash));
     // In id order: with duplicate externalIds (docs/adr/0041) the oldest debtor is matched.
-    return batchState(debtors, new Set(keys.debtorExternalIds.filter((id) => this.tombstones.isErased(id, found))), debts);
+    return batchState(debtors, erasedAmong(this.tombstones, keys.debtorExternalIds, erased), debts);
   }
 
   async write(tx: BatchTx, portfolioId: string, w: BatchWrites): Promise<void> {
-    if (w.newDebtors.length) await this.insertDebtors(tx, portfolioId, w);
-    if (w.updatedDebtors.length) await this.updateDebtors(tx, w);
+    if (w.newDebtors.length) await this.insertDebtors(tx, portfolioId, w.newDebtors);
+    if (w.updatedDebtors.length) await this.updateDebtors(tx, w.updatedDebtors);
     if (w.phoneSets.length) await this.writePhones(tx, w);
     if (w.emailSets.length) await this.writeEmails(tx, w);
-    if (w.newDebts.length) await this.insertDebts(tx, portfolioId, w);
-    if (w.updatedDebts.length) await this.updateDebts(tx, w);
-    if (w.optOuts.length) await this.recordOptOuts(tx, w.optOuts);
+    if (w.newDebts.length) await this.insertDebts(tx, portfolioId, w.newDebts);
+    if (w.updatedDebts.length) await this.updateDebts(tx, w.updatedDebts);
+    if (w.optOuts.length) {
+      for (const statement of recordOptOutStatements(w.optOuts, OPT_OUT_THROUGH_BATCH, newId)) await tx.exec(statement);
+    }
   }
 
-  private insertDebtors(tx: BatchTx, portfolioId: string, w: BatchWrites) {
-    const rows = w.newDebtors;
-    const col = <T>(f: (r: (typeof rows)[number]) => T | undefined) => rows.map((r) => f(r) ?? null);
-    // Absent compliance booleans take the column defaults (kept equal to the migration's DEFAULTs).
-    return tx.exec(sql`
-      INSERT INTO debtors (id, portfolio_id, external_id, identity_first_name, identity_last_name, identity_document_type,
-        identity_document_number, identity_entity_type, contact_info_contact_name, contact_info_address_street,
-        contact_info_address_city, contact_info_address_state, contact_info_address_postal_code, contact_info_address_country,
-        compliance_opt_out, compliance_consent_to_call, compliance_consent_to_whatsapp, compliance_consent_to_email, compliance_consent_to_sms)
-      SELECT u.id, ${portfolioId}, u.ext, u.fn, u.ln, u.dt, u.dn, u.et, u.cn, u.st, u.ci, u.sa, u.pc, u.co,
-        COALESCE(u.oo, false), COALESCE(u.cc, true), COALESCE(u.cw, false), COALESCE(u.ce, true), COALESCE(u.cs, true)
-      FROM unnest(
-        ${col((r) => r.id)}::text[], ${col((r) => r.dto.externalId)}::text[], ${col((r) => r.dto.identityFirstName)}::text[],
-        ${col((r) => r.dto.identityLastName)}::text[], ${col((r) => r.dto.identityDocumentType)}::text[],
-        ${col((r) => r.dto.identityDocumentNumber)}::text[], ${col((r) => r.dto.identityEntityType)}::text[],
-        ${col((r) => r.dto.contactInfoContactName)}::text[], ${col((r) => r.dto.contactInfoAddressStreet)}::text[],
-        ${col((r) => r.dto.contactInfoAddressCity)}::text[], ${col((r) => r.dto.contactInfoAddressState)}::text[],
-        ${col((r) => r.dto.contactInfoAddressPostalCode)}::text[], ${col((r) => r.dto.contactInfoAddressCountry)}::text[],
-        ${col((r) => r.dto.complianceOptOut)}::boolean[], ${col((r) => r.dto.complianceConsentToCall)}::boolean[],
-        ${col((r) => r.dto.complianceConsentToWhatsapp)}::boolean[], ${col((r) => r.dto.complianceConsentToEmail)}::boolean[],
-        ${col((r) => r.dto.complianceConsentToSms)}::boolean[]
-      ) AS u(id, ext, fn, ln, dt, dn, et, cn, st, ci, sa, pc, co, oo, cc, cw, ce, cs)`);
+  private insertDebtors(tx: BatchTx, portfolioId: string, rows: DebtorWrite[]) {
+    const p = new Params();
+    const portfolio = p.add(portfolioId, 'text');
+    const from = unnestRows(p, [['id', 'text', rows.map((r) => r.id)], ['ext', 'text', rows.map((r) => r.dto.externalId)], ...debtorColumns(rows)]);
+    return tx.exec(p.statement(insertDebtorsSql(from, portfolio)));
   }
 
-  private updateDebtors(tx: BatchTx, w: BatchWrites) {
-    const rows = w.updatedDebtors;
-    const col = <T>(f: (r: (typeof rows)[number]) => T | undefined) => rows.map((r) => f(r) ?? null);
-    // Required identity fields always overwrite; optional fields overwrite only when sent; status and priority never.
-    // `d.id = ANY(ids)` is the index path to the rows (a join on unnest alone offers only a full scan).
-    return tx.exec(sql`
-      UPDATE debtors AS d SET
-        identity_first_name = u.fn, identity_document_type = u.dt, identity_document_number = u.dn,
-        identity_last_name = COALESCE(u.ln, d.identity_last_name),
-        identity_entity_type = COALESCE(u.et, d.identity_entity_type),
-        contact_info_contact_name = COALESCE(u.cn, d.contact_info_contact_name),
-        contact_info_address_street = COALESCE(u.st, d.contact_info_address_street),
-        contact_info_address_city = COALESCE(u.ci, d.contact_info_address_city),
-        contact_info_address_state = COALESCE(u.sa, d.contact_info_address_state),
-        contact_info_address_postal_code = COALESCE(u.pc, d.contact_info_address_postal_code),
-        contact_info_address_country = COALESCE(u.co, d.contact_info_address_country),
-        compliance_opt_out = COALESCE(u.oo, d.compliance_opt_out),
-        compliance_consent_to_call = COALESCE(u.cc, d.compliance_consent_to_call),
-        compliance_consent_to_whatsapp = COALESCE(u.cw, d.compliance_consent_to_whatsapp),
-        compliance_consent_to_email = COALESCE(u.ce, d.compliance_consent_to_email),
-        compliance_consent_to_sms = COALESCE(u.cs, d.compliance_consent_to_sms),
-        updated_at = now()
-      FROM unnest(
-        ${col((r) => r.id)}::text[], ${col((r) => r.dto.identityFirstName)}::text[],
-        ${col((r) => r.dto.identityLastName)}::text[], ${col((r) => r.dto.identityDocumentType)}::text[],
-        ${col((r) => r.dto.identityDocumentNumber)}::text[], ${col((r) => r.dto.identityEntityType)}::text[],
-        ${col((r) => r.dto.contactInfoContactName)}::text[], ${col((r) => r.dto.contactInfoAddressStreet)}::text[],
-        ${col((r) => r.dto.contactInfoAddressCity)}::text[], ${col((r) => r.dto.contactInfoAddressState)}::text[],
-        ${col((r) => r.dto.contactInfoAddressPostalCode)}::text[], ${col((r) => r.dto.contactInfoAddressCountry)}::text[],
-        ${col((r) => r.dto.complianceOptOut)}::boolean[], ${col((r) => r.dto.complianceConsentToCall)}::boolean[],
-        ${col((r) => r.dto.complianceConsentToWhatsapp)}::boolean[], ${col((r) => r.dto.complianceConsentToEmail)}::boolean[],
-        ${col((r) => r.dto.complianceConsentToSms)}::boolean[]
-      ) AS u(id, fn, ln, dt, dn, et, cn, st, ci, sa, pc, co, oo, cc, cw, ce, cs)
-      WHERE d.id = u.id AND d.id = ANY(${rows.map((r) => r.id)}::text[])`);
+  private updateDebtors(tx: BatchTx, rows: DebtorWrite[]) {
+    const p = new Params();
+    const ids = rows.map((r) => r.id);
+    const from = unnestRows(p, [['id', 'text', ids], ...debtorColumns(rows)]);
+    return tx.exec(p.statement(updateDebtorsSql(from, { unchanged: UNCHANGED, ids: p.add(ids, 'text[]') })));
   }
 
-  /**
-   * Phones, for debtors that sent a non-empty list: numbers not listed are removed; listed numbers
-   * are upserted on (debtor_id, phone_e164). A known number keeps type, origin, verification and
-   * owner (unless owner was sent: then ownerSource becomes 'client'); it updates phone, primary, position.
-   */
+  /** Phones, for debtors that sent a non-empty list: the list is the full authority (writePhonesSql). */
   private async writePhones(tx: BatchTx, w: BatchWrites) {
     // Each phone with its place, not a copy of it with its place ({ ...p, position } is slow in V8).
     const flat = w.phoneSets.flatMap((s) => s.phones.map((phone, position) => ({ phone, position, debtorId: s.debtorId })));
-    const debtorIds = w.phoneSets.map((s) => s.debtorId);
-    await tx.exec(sql`
-      DELETE FROM debtor_phones AS p
-      WHERE p.debtor_id = ANY(${debtorIds}::text[])
-        AND NOT EXISTS (
-          SELECT 1 FROM unnest(${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.phone.e164)}::text[]) AS k(d, e)
-          WHERE k.d = p.debtor_id AND k.e = p.phone_e164)`);
-    await tx.exec(sql`
-      INSERT INTO debtor_phones AS p (id, debtor_id, phone, phone_e164, position, "primary", type, owner, owner_source)
-      SELECT u.id, u.d, u.phone, u.e164, u.pos, u.pr, u.type, COALESCE(u.owner, 'unknown'),
-        CASE WHEN u.owner IS NULL THEN 'default' ELSE 'client' END
-      FROM unnest(
-        ${flat.map(() => newId('phn'))}::text[], ${flat.map((p) => p.debtorId)}::text[], ${flat.map((p) => p.phone.phone)}::text[],
-        ${flat.map((p) => p.phone.e164)}::text[], ${flat.map((p) => p.position)}::int[], ${flat.map((p) => p.phone.primary)}::boolean[],
-        ${flat.map((p) => p.phone.type)}::text[], ${flat.map((p) => p.phone.owner)}::text[]
-      ) AS u(id, d, phone, e164, pos, pr, type, owner)
-      ON CONFLICT (debtor_id, phone_e164) DO UPDATE SET
-        phone = EXCLUDED.phone, position = EXCLUDED.position, "primary" = EXCLUDED."primary",
-        owner = CASE WHEN EXCLUDED.owner_source = 'client' THEN EXCLUDED.owner ELSE p.owner END,
-        owner_source = CASE WHEN EXCLUDED.owner_source = 'client' THEN 'client' ELSE p.owner_source END,
-        updated_at = now()`);
+    const owners = flat.map((p) => p.debtorId);
+    const numbers = flat.map((p) => p.phone.e164);
+    const lists = new Params();
+    const debtors = lists.add(w.phoneSets.map((s) => s.debtorId), 'text[]');
+    await tx.exec(lists.statement(deleteUnlistedPhonesSql({
+      where: `ph.debtor_id = ANY(${debtors})`,
+      unlisted: `NOT EXISTS (
+        SELECT 1 FROM unnest(${lists.add(owners, 'text[]')}, ${lists.add(numbers, 'text[]')}) AS k(debtor_id, e164)
+        WHERE k.debtor_id = ph.debtor_id AND k.e164 = ph.phone_e164)`,
+    })));
+    const p = new Params();
+    const from = unnestRows(p, [
+      ['id', 'text', flat.map(() => newId('phn'))],
+      ['debtor_id', 'text', owners],
+      ['phone', 'text', flat.map((x) => x.phone.phone)],
+      ['e164', 'text', numbers],
+      ['pos', 'int', flat.map((x) => x.position)],
+      ['pr', 'boolean', flat.map((x) => x.phone.primary)],
+      ['type', 'text', flat.map((x) => x.phone.type)],
+      ['owner', 'text', flat.map((x) => x.phone.owner)],
+    ]);
+    await tx.exec(p.statement(writePhonesSql(from, { origin: 'api', known: 'upsert', unchanged: UNCHANGED })));
   }
 
   /** Emails: a sent list replaces the whole list (an empty list deletes all). */
   private async writeEmails(tx: BatchTx, w: BatchWrites) {
-    await tx.exec(sql`DELETE FROM debtor_emails WHERE debtor_id = ANY(${w.emailSets.map((s) => s.debtorId)}::text[])`);
+    const lists = new Params();
+    await tx.exec(lists.statement(deleteEmailsSql({ where: `e.debtor_id = ANY(${lists.add(w.emailSets.map((s) => s.debtorId), 'text[]')})` })));
     const flat = w.emailSets.flatMap((s) => s.emails.map((email, position) => ({ email, position, debtorId: s.debtorId })));
     if (!flat.length) return;
-    await tx.exec(sql`
-      INSERT INTO debtor_emails (id, debtor_id, address, position, "primary", type)
-      SELECT * FROM unnest(
-        ${flat.map(() => newId('eml'))}::text[], ${flat.map((e) => e.debtorId)}::text[], ${flat.map((e) => e.email.address)}::text[],
-        ${flat.map((e) => e.position)}::int[], ${flat.map((e) => e.email.primary)}::boolean[], ${flat.map((e) => e.email.type)}::text[])`);
+    const p = new Params();
+    const from = unnestRows(p, [
+      ['id', 'text', flat.map(() => newId('eml'))],
+      ['debtor_id', 'text', flat.map((e) => e.debtorId)],
+      ['address', 'text', flat.map((e) => e.email.address)],
+      ['pos', 'int', flat.map((e) => e.position)],
+      ['pr', 'boolean', flat.map((e) => e.email.primary)],
+      ['type', 'text', flat.map((e) => e.email.type)],
+    ]);
+    await tx.exec(p.statement(insertEmailsSql(from)));
   }
 
-  private insertDebts(tx: BatchTx, portfolioId: string, w: BatchWrites) {
-    const d = w.newDebts;
-    return tx.exec(sql`
-      INSERT INTO debts (id, portfolio_id, debtor_id, external_id, total_amount, paid_amount, currency, status,
-        due_date, issue_date, description, debt_type)
-      SELECT u.id, ${portfolioId}, u.debtor, u.ext, u.total::numeric, u.paid::numeric, u.cur,
-        CASE WHEN u.is_paid THEN 'paid' ELSE 'active' END, u.due, u.iss, u.descr, u.dtype
-      FROM unnest(
-        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.debtorId)}::text[], ${d.map((x) => x.debt.externalId)}::text[],
-        ${d.map((x) => x.debt.totalAmount)}::text[], ${d.map((x) => x.debt.paidAmount)}::text[], ${d.map((x) => x.debt.currency)}::text[],
-        ${d.map((x) => x.debt.paid)}::boolean[], ${d.map((x) => x.debt.dueDate)}::text[], ${d.map((x) => x.debt.issueDate)}::text[],
-        ${d.map((x) => x.debt.description)}::text[], ${d.map((x) => x.debt.debtType)}::text[]
-      ) AS u(id, debtor, ext, total, paid, cur, is_paid, due, iss, descr, dtype)`);
+  private insertDebts(tx: BatchTx, portfolioId: string, rows: DebtWrite[]) {
+    const p = new Params();
+    const portfolio = p.add(portfolioId, 'text');
+    const from = unnestRows(p, [
+      ['id', 'text', rows.map((x) => x.id)],
+      ['debtor_id', 'text', rows.map((x) => x.debtorId)],
+      ['ext', 'text', rows.map((x) => x.debt.externalId)],
+      ['cur', 'text', rows.map((x) => x.debt.currency)],
+      ...debtColumns(rows),
+    ]);
+    return tx.exec(p.statement(insertDebtsSql(from, portfolio)));
   }
 
-  /** Full snapshot: amounts overwritten; status derived unless cancelled; optional texts kept when not sent. */
-  private updateDebts(tx: BatchTx, w: BatchWrites) {
-    const d = w.updatedDebts;
-    // `t.id = ANY(ids)`: the index path to the rows, as in updateDebtors.
-    return tx.exec(sql`
-      UPDATE debts AS t SET
-        total_amount = u.total::numeric, paid_amount = u.paid::numeric,
-        status = CASE WHEN t.status = 'cancelled' THEN 'cancelled' WHEN u.is_paid THEN 'paid' ELSE 'active' END,
-        due_date = COALESCE(u.due, t.due_date), issue_date = COALESCE(u.iss, t.issue_date),
-        description = COALESCE(u.descr, t.description), debt_type = COALESCE(u.dtype, t.debt_type),
-        updated_at = now()
-      FROM unnest(
-        ${d.map((x) => x.id)}::text[], ${d.map((x) => x.debt.totalAmount)}::text[], ${d.map((x) => x.debt.paidAmount)}::text[],
-        ${d.map((x) => x.debt.paid)}::boolean[], ${d.map((x) => x.debt.dueDate)}::text[], ${d.map((x) => x.debt.issueDate)}::text[],
-        ${d.map((x) => x.debt.description)}::text[], ${d.map((x) => x.debt.debtType)}::text[]
-      ) AS u(id, total, paid, is_paid, due, iss, descr, dtype)
-      WHERE t.id = u.id AND t.id = ANY(${d.map((x) => x.id)}::text[])`);
-  }
-
-  /** An opt-out recorded like a debtor request: a note, a timeline entry, pending messaging cancelled. */
-  private async recordOptOuts(tx: BatchTx, debtorIds: string[]) {
-    await tx.exec(sql`
-      INSERT INTO debtor_notes (id, debtor_id, kind, body)
-      SELECT u.id, u.d, 'opt_out', 'Opt-out received through the debtor batch (complianceOptOut true).'
-      FROM unnest(${debtorIds.map(() => newId('note'))}::text[], ${debtorIds}::text[]) AS u(id, d)`);
-    await tx.exec(sql`
-      INSERT INTO debtor_timeline_events (id, debtor_id, kind, data)
-      SELECT u.id, u.d, 'opt_out', '{"source":"debtor_batch"}'::jsonb
-      FROM unnest(${debtorIds.map(() => newId('tle'))}::text[], ${debtorIds}::text[]) AS u(id, d)`);
-    await tx.exec(sql`
-      UPDATE debtor_pending_messages SET status = 'cancelled', cancelled_at = now(), cancel_reason = 'opt_out'
-      WHERE debtor_id = ANY(${debtorIds}::text[]) AND status = 'pending'`);
+  private updateDebts(tx: BatchTx, rows: DebtWrite[]) {
+    const p = new Params();
+    const ids = rows.map((x) => x.id);
+    const from = unnestRows(p, [['id', 'text', ids], ...debtColumns(rows)]);
+    return tx.exec(p.statement(updateDebtsSql(from, { unchanged: UNCHANGED, ids: p.add(ids, 'text[]') })));
   }
 }

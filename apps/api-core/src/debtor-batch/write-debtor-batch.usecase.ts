@@ -39,7 +39,9 @@ export class WriteDebtorBatchUseCase {
         );
         return plan.view;
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        // A deadlock, a serialization failure, or a natural key claimed first by a writer outside the
+        // batch's locks: the attempt was rolled back, and the next one sees the other's rows.
+        if (!this.repository.isConflict(err)) throw err;
         this.logger.warn({ err, attempt }, 'debtor batch conflict');
         if (attempt >= ATTEMPTS) return internalFailure(items);
       }
@@ -60,10 +62,4 @@ export async function writeBatchIn(
   const plan = planBatch(items, state, (prefix) => repository.newId(prefix));
   await repository.write(tx, portfolioId, plan.writes);
   return plan;
-}
-
-/** Unique violation (a writer outside the batch's locks) or deadlock / serialization failure: retry. */
-function isConflict(err: unknown): boolean {
-  const text = `${(err as { code?: string })?.code ?? ''} ${(err as Error)?.message ?? ''} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return /23505|40P01|40001|P2002|P2034|unique constraint|deadlock/i.test(text);
 }

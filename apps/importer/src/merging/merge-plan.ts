@@ -1,3 +1,4 @@
+import { optOutBegins } from '@dc/debtor-writes';
 import { Bit, DEBT_OPTIONAL_BITS, DEBTOR_OPTIONAL_BITS } from './fold-bits';
 
 /**
@@ -215,7 +216,7 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
       debtors.set(key, debtor);
       if (ext !== null) claimed.add(ext);
     }
-    if (row.optOut === true && !debtor.optOut) optOuts.add(debtor.id);
+    if (optOutBegins(row.optOut, debtor.optOut)) optOuts.add(debtor.id);
     if (row.optOut !== null) debtor.optOut = row.optOut;
     let debtCreated = false;
     if (candidates && !debt) {

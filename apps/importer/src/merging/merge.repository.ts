@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_PAYMENT_METHOD, ErasureTombstones, ImportLimits } from '@dc/contracts';
 import { newId } from '@dc/database';
+import {
+  DEBT_FIELDS, type DebtAlias, DEBTOR_FIELDS, type DebtorAlias, deleteEmailsSql, deleteUnlistedPhonesSql, erasedAmong, importLockSql, insertDebtorsSql,
+  insertDebtsSql, insertEmailsSql, KEYED_ONLY_SETTINGS, optOutThroughImport, portfolioLockKey, recordOptOutStatements, setLocalSql,
+  tombstonesStatement, updateDebtorsSql, updateDebtsSql, writePhonesSql, type UnchangedRows,
+} from '@dc/debtor-writes';
 import { rows, Session } from '../sql-session';
 import { Bit } from './fold-bits';
 import { ImportCancelled } from '../import-errors';
@@ -39,83 +44,67 @@ const taken = (bit: number) => `p.take & ${bit} <> 0`;
 const lastText = (column: string, bit: number, alias: string) => `max(s.${column}) FILTER (WHERE ${taken(bit)}) AS ${alias}`;
 const lastFlag = (column: string, bit: number, alias: string) => `bool_or(s.${column}) FILTER (WHERE ${taken(bit)}) AS ${alias}`;
 
-/** One row per debtor of the chunk: each field from the row that provides it (fold-bits.ts). */
+/** Where each debtor field of a write is staged (import_rows), and the bit of the row that provides it. */
+const STAGED_DEBTOR: Record<DebtorAlias, readonly [column: string, bit: number]> = {
+  fn: ['identity_first_name', Bit.identity],
+  dt: ['identity_document_type', Bit.identity],
+  dn: ['identity_document_number', Bit.identity],
+  ln: ['identity_last_name', Bit.lastName],
+  et: ['identity_entity_type', Bit.entityType],
+  cn: ['contact_name', Bit.contactName],
+  st: ['address_street', Bit.street],
+  ci: ['address_city', Bit.city],
+  sa: ['address_state', Bit.state],
+  pc: ['address_postal_code', Bit.postalCode],
+  co: ['address_country', Bit.country],
+  oo: ['compliance_opt_out', Bit.optOut],
+  cc: ['compliance_consent_to_call', Bit.consentToCall],
+  cw: ['compliance_consent_to_whatsapp', Bit.consentToWhatsapp],
+  ce: ['compliance_consent_to_email', Bit.consentToEmail],
+  cs: ['compliance_consent_to_sms', Bit.consentToSms],
+};
+
+/** Where each debt field is staged: the amounts with the snapshot (always on a debt row), the texts each with its own bit. */
+const STAGED_DEBT: Record<DebtAlias, readonly [column: string, bit: number]> = {
+  total: ['debt_total_amount', Bit.snapshot],
+  paid: ['debt_paid_amount', Bit.snapshot],
+  due: ['debt_due_date', Bit.dueDate],
+  iss: ['debt_issue_date', Bit.issueDate],
+  descr: ['debt_description', Bit.description],
+  dtype: ['debt_type', Bit.debtType],
+};
+
+/**
+ * One row per debtor of the chunk, in the columns the write rules read (libs/debtor-writes): each
+ * field from the row that provides it (fold-bits.ts).
+ */
 const DEBTOR_FOLD = `
   SELECT p.debtor_id AS id,
     ${lastText('debtor_external_id', Bit.externalId, 'ext')},
-    ${lastText('identity_first_name', Bit.identity, 'fn')},
-    ${lastText('identity_document_type', Bit.identity, 'dt')},
-    ${lastText('identity_document_number', Bit.identity, 'dn')},
-    ${lastText('identity_last_name', Bit.lastName, 'ln')},
-    ${lastText('identity_entity_type', Bit.entityType, 'et')},
-    ${lastText('contact_name', Bit.contactName, 'cn')},
-    ${lastText('address_street', Bit.street, 'st')},
-    ${lastText('address_city', Bit.city, 'ci')},
-    ${lastText('address_state', Bit.state, 'sa')},
-    ${lastText('address_postal_code', Bit.postalCode, 'pc')},
-    ${lastText('address_country', Bit.country, 'co')},
-    ${lastFlag('compliance_opt_out', Bit.optOut, 'oo')},
-    ${lastFlag('compliance_consent_to_call', Bit.consentToCall, 'cc')},
-    ${lastFlag('compliance_consent_to_whatsapp', Bit.consentToWhatsapp, 'cw')},
-    ${lastFlag('compliance_consent_to_email', Bit.consentToEmail, 'ce')},
-    ${lastFlag('compliance_consent_to_sms', Bit.consentToSms, 'cs')}
+    ${DEBTOR_FIELDS.map((f) => (f.type === 'boolean' ? lastFlag : lastText)(...STAGED_DEBTOR[f.alias], f.alias)).join(',\n    ')}
   ${PLANNED}`;
 
 /** One row per debt of the chunk. */
 const DEBT_FOLD = `
   SELECT p.debt_id AS id, min(p.debtor_id) AS debtor_id, min(s.debt_external_id) AS ext,
-    max(s.debt_total_amount) FILTER (WHERE ${taken(Bit.snapshot)}) AS total,
-    max(s.debt_paid_amount) FILTER (WHERE ${taken(Bit.snapshot)}) AS paid,
     ${lastText('debt_currency', Bit.snapshot, 'cur')},
-    ${lastText('debt_due_date', Bit.dueDate, 'due')},
-    ${lastText('debt_issue_date', Bit.issueDate, 'iss')},
-    ${lastText('debt_description', Bit.description, 'descr')},
-    ${lastText('debt_type', Bit.debtType, 'dtype')}
+    ${DEBT_FIELDS.map((f) => lastText(...STAGED_DEBT[f.alias], f.alias)).join(',\n    ')}
   ${PLANNED}`;
 
 /**
- * An UPDATE's assignments and the guard that skips rows it would not change: a row whose stored
- * values already equal the new ones is not rewritten (no new tuple version, no index entries —
- * a file loaded again in update mode is mostly such rows — and updated_at keeps meaning "changed").
+ * An UPDATE leaves a row whose stored values already equal the new ones (docs/adr/0022, 0046): a
+ * file loaded again in update mode is mostly such rows, and each rewrite would be a new tuple and an
+ * entry in each of the table's indexes; updated_at keeps meaning "changed".
  */
-function assignments(target: string, columns: [column: string, value: string][]): { set: string; changed: string } {
-  const values = columns.map(([, value]) => value);
-  return {
-    set: columns.map(([column, value]) => `${column} = ${value}`).join(',\n           '),
-    changed: `(${columns.map(([column]) => `${target}.${column}`).join(', ')}) IS DISTINCT FROM (${values.join(', ')})`,
-  };
-}
+const UNCHANGED: UnchangedRows = 'skip';
 
-const kept = (column: string, value: string): [string, string] => [column, `COALESCE(${value}, d.${column})`];
-/** Required identity fields always overwrite; optional ones when a row filled them; status and priority never. */
-const DEBTOR_UPDATE = assignments('d', [
-  ['identity_first_name', 'g.fn'],
-  ['identity_document_type', 'g.dt'],
-  ['identity_document_number', 'g.dn'],
-  kept('identity_last_name', 'g.ln'),
-  kept('identity_entity_type', 'g.et'),
-  kept('contact_info_contact_name', 'g.cn'),
-  kept('contact_info_address_street', 'g.st'),
-  kept('contact_info_address_city', 'g.ci'),
-  kept('contact_info_address_state', 'g.sa'),
-  kept('contact_info_address_postal_code', 'g.pc'),
-  kept('contact_info_address_country', 'g.co'),
-  kept('compliance_opt_out', 'g.oo'),
-  kept('compliance_consent_to_call', 'g.cc'),
-  kept('compliance_consent_to_whatsapp', 'g.cw'),
-  kept('compliance_consent_to_email', 'g.ce'),
-  kept('compliance_consent_to_sms', 'g.cs'),
-]);
-/** A full snapshot, as the batch: amounts overwritten, status derived unless cancelled, optional texts kept when empty. */
-const DEBT_UPDATE = assignments('t', [
-  ['total_amount', 'g.total'],
-  ['paid_amount', 'g.paid'],
-  ['status', `CASE WHEN t.status = 'cancelled' THEN 'cancelled' WHEN g.paid = g.total THEN 'paid' ELSE 'active' END`],
-  ['due_date', 'COALESCE(g.due, t.due_date)'],
-  ['issue_date', 'COALESCE(g.iss, t.issue_date)'],
-  ['description', 'COALESCE(g.descr, t.description)'],
-  ['debt_type', 'COALESCE(g.dtype, t.debt_type)'],
-]);
+/** The chunk's phones of the rows that provide them, in the columns writePhonesSql reads; the first of a row is primary. */
+const PHONES = `
+  SELECT v.id, p.debtor_id, v.phone, v.e164, v.pos, v.pos = 0 AS pr, NULL::text AS type, NULL::text AS owner
+  ${PLANNED}
+  CROSS JOIN LATERAL (VALUES (s.phone_1_id, s.phone_1, s.phone_1_e164, 0), (s.phone_2_id, s.phone_2, s.phone_2_e164, 1),
+    (s.phone_3_id, s.phone_3, s.phone_3_e164, 2)) AS v(id, phone, e164, pos)
+  WHERE ${taken(Bit.phones)} AND v.e164 IS NOT NULL`;
 
 /**
  * The merge's SQL (docs/adr/0022): a chunk's staged rows and the stored state they are decided
@@ -138,14 +127,11 @@ export class MergeRepository {
    * The merge's statements get the import's longer statement timeout.
    */
   async lockPortfolio(session: Session, portfolioId: string, statementTimeoutMs: number): Promise<void> {
-    // Every statement of a chunk looks its rows up by key. Left to itself, the planner prices a few
-    // thousand index probes above one scan of the table and scans all of it for every chunk —
-    // measured at 400,000 debtors: 135 ms vs 14 ms per read, quadratic over a large file.
-    // One round trip (simple protocol, so the id is a literal): the settings, then the lock.
-    await session.query(
-      `SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}; SET LOCAL enable_seqscan = off;
-       SELECT pg_advisory_xact_lock(hashtextextended(${session.escapeLiteral(`portfolio:${portfolioId}`)}, 0))`,
-    );
+    // Every statement of a chunk looks its rows up by key (KEYED_ONLY_SETTINGS: measured at 400,000
+    // debtors, 135 ms scanned vs 14 ms probed per read, quadratic over a large file).
+    // One round trip (simple protocol, so the key is a literal): the settings, then the lock.
+    const settings = setLocalSql({ statement_timeout: String(Math.floor(statementTimeoutMs)), ...KEYED_ONLY_SETTINGS });
+    await session.query(`${settings}; ${importLockSql(session.escapeLiteral(portfolioLockKey(portfolioId)))}`);
   }
 
   async stagedRows(session: Session, range: ChunkRange): Promise<StagedRow[]> {
@@ -211,13 +197,8 @@ export class MergeRepository {
           [range.portfolioId, externalIds],
         )
       : [];
-    const erased = hashes.length
-      ? await rows<{ hash: string }>(
-          session,
-          `SELECT external_id_hash AS hash FROM debtor_erasures WHERE portfolio_id = $1 AND external_id_hash = ANY($2::text[])`,
-          [range.portfolioId, hashes],
-        )
-      : [];
+    const tombstones = tombstonesStatement(range.portfolioId, hashes);
+    const erased = hashes.length ? await rows<{ hash: string }>(session, tombstones.text, tombstones.values) : [];
     const ownDebtors = byDocument.map((d) => d.id);
     const debts = !debtIds.length || (ownDebtorsOnly && !ownDebtors.length)
       ? []
@@ -279,93 +260,51 @@ export class MergeRepository {
         p.map((r) => r.take).join(','),
       ],
     );
+    // The write rules are the debtor batch's (libs/debtor-writes); here each statement's rows are the
+    // chunk's staged rows, folded per debtor and per debt (`$1`..`$3`: the chunk, `$4`: the portfolio).
     if (c.newDebtors) {
-      // Absent compliance flags take the column defaults (the migration's, as the debtor batch does).
-      await exec(
-        `INSERT INTO debtors (id, portfolio_id, external_id, identity_first_name, identity_last_name, identity_document_type,
-           identity_document_number, identity_entity_type, contact_info_contact_name, contact_info_address_street,
-           contact_info_address_city, contact_info_address_state, contact_info_address_postal_code, contact_info_address_country,
-           compliance_opt_out, compliance_consent_to_call, compliance_consent_to_whatsapp, compliance_consent_to_email, compliance_consent_to_sms)
-         SELECT g.id, $4, g.ext, g.fn, g.ln, g.dt, g.dn, g.et, g.cn, g.st, g.ci, g.sa, g.pc, g.co,
-           COALESCE(g.oo, false), COALESCE(g.cc, true), COALESCE(g.cw, false), COALESCE(g.ce, true), COALESCE(g.cs, true)
-         FROM (${DEBTOR_FOLD} WHERE p.debtor_new GROUP BY p.debtor_id) AS g`,
-        [...chunk, range.portfolioId],
-      );
+      await exec(insertDebtorsSql(`(${DEBTOR_FOLD} WHERE p.debtor_new GROUP BY p.debtor_id) AS u`, '$4'), [...chunk, range.portfolioId]);
     }
     if (c.updatedDebtors) {
-      await exec(
-        `UPDATE debtors AS d SET
-           ${DEBTOR_UPDATE.set},
-           updated_at = now()
-         FROM (${DEBTOR_FOLD} WHERE NOT p.debtor_new GROUP BY p.debtor_id) AS g
-         WHERE d.id = g.id AND ${DEBTOR_UPDATE.changed}`,
-      );
+      await exec(updateDebtorsSql(`(${DEBTOR_FOLD} WHERE NOT p.debtor_new GROUP BY p.debtor_id) AS u`, { unchanged: UNCHANGED }));
     }
     if (c.phoneReplacements) {
       // The row with phones is the full authority on its debtor's numbers: the others go.
       await exec(
-        `DELETE FROM debtor_phones AS ph
-         USING pg_temp.import_plan p
-         JOIN import_rows s ON s.import_id = $1 AND s.row_number = p.row_number AND s.row_number BETWEEN $2 AND $3
-         WHERE ${taken(Bit.phones)} AND NOT p.debtor_new AND ph.debtor_id = p.debtor_id
-           AND ph.phone_e164 IS DISTINCT FROM s.phone_1_e164 AND ph.phone_e164 IS DISTINCT FROM s.phone_2_e164
-           AND ph.phone_e164 IS DISTINCT FROM s.phone_3_e164`,
+        deleteUnlistedPhonesSql({
+          using: `pg_temp.import_plan p
+            JOIN import_rows s ON s.import_id = $1 AND s.row_number = p.row_number AND s.row_number BETWEEN $2 AND $3`,
+          where: `${taken(Bit.phones)} AND NOT p.debtor_new AND ph.debtor_id = p.debtor_id`,
+          unlisted: `ph.phone_e164 IS DISTINCT FROM s.phone_1_e164 AND ph.phone_e164 IS DISTINCT FROM s.phone_2_e164
+            AND ph.phone_e164 IS DISTINCT FROM s.phone_3_e164`,
+        }),
       );
     }
-    const phones = `
-         SELECT v.id, p.debtor_id, v.phone, v.e164, v.pos, v.pos = 0, 'import'
-         ${PLANNED}
-         CROSS JOIN LATERAL (VALUES (s.phone_1_id, s.phone_1, s.phone_1_e164, 0), (s.phone_2_id, s.phone_2, s.phone_2_e164, 1),
-           (s.phone_3_id, s.phone_3, s.phone_3_e164, 2)) AS v(id, phone, e164, pos)
-         WHERE ${taken(Bit.phones)} AND v.e164 IS NOT NULL`;
     if (c.phoneSets > c.phoneReplacements) {
-      // New debtors' numbers: a plain insert (no number to meet, and ON CONFLICT's speculative insertion costs).
-      await exec(`INSERT INTO debtor_phones (id, debtor_id, phone, phone_e164, position, "primary", origin) ${phones} AND p.debtor_new`);
+      // New debtors' numbers: no number to meet, so no ON CONFLICT (its speculative insertion costs).
+      await exec(writePhonesSql(`(${PHONES} AND p.debtor_new) AS u`, { origin: 'import', known: 'insert', unchanged: UNCHANGED }));
     }
     if (c.phoneReplacements) {
-      // A known number keeps what was learned (type, origin, owner, verification): only its text,
-      // position and primary change. New numbers come from the import; the first of a row is primary.
-      await exec(
-        `INSERT INTO debtor_phones AS ph (id, debtor_id, phone, phone_e164, position, "primary", origin) ${phones} AND NOT p.debtor_new
-         ON CONFLICT (debtor_id, phone_e164) DO UPDATE SET
-           phone = EXCLUDED.phone, position = EXCLUDED.position, "primary" = EXCLUDED."primary", updated_at = now()
-         WHERE (ph.phone, ph.position, ph."primary") IS DISTINCT FROM (EXCLUDED.phone, EXCLUDED.position, EXCLUDED."primary")`,
-      );
+      await exec(writePhonesSql(`(${PHONES} AND NOT p.debtor_new) AS u`, { origin: 'import', known: 'upsert', unchanged: UNCHANGED }));
     }
     if (c.emailReplacements) {
-      await exec(
-        `DELETE FROM debtor_emails AS e USING pg_temp.import_plan p WHERE ${taken(Bit.emails)} AND NOT p.debtor_new AND e.debtor_id = p.debtor_id`,
-        [],
-      );
+      await exec(deleteEmailsSql({ using: 'pg_temp.import_plan p', where: `${taken(Bit.emails)} AND NOT p.debtor_new AND e.debtor_id = p.debtor_id` }), []);
     }
     if (c.emailSets) {
-      // A row with any email replaces the list (verification marks are lost); the first is primary.
+      // A row with any email replaces the list; the first is primary.
       await exec(
-        `INSERT INTO debtor_emails (id, debtor_id, address, position, "primary")
-         SELECT v.id, p.debtor_id, v.address, v.pos, v.pos = 0
-         ${PLANNED}
-         CROSS JOIN LATERAL (VALUES (s.email_1_id, s.email_1, 0), (s.email_2_id, s.email_2, 1)) AS v(id, address, pos)
-         WHERE ${taken(Bit.emails)} AND v.address IS NOT NULL`,
+        insertEmailsSql(`(
+          SELECT v.id, p.debtor_id, v.address, v.pos, v.pos = 0 AS pr, NULL::text AS type
+          ${PLANNED}
+          CROSS JOIN LATERAL (VALUES (s.email_1_id, s.email_1, 0), (s.email_2_id, s.email_2, 1)) AS v(id, address, pos)
+          WHERE ${taken(Bit.emails)} AND v.address IS NOT NULL) AS u`),
       );
     }
     if (c.newDebts) {
-      await exec(
-        `INSERT INTO debts (id, portfolio_id, debtor_id, external_id, total_amount, paid_amount, currency, status,
-           due_date, issue_date, description, debt_type)
-         SELECT g.id, $4, g.debtor_id, g.ext, g.total, g.paid, g.cur, CASE WHEN g.paid = g.total THEN 'paid' ELSE 'active' END,
-           g.due, g.iss, g.descr, g.dtype
-         FROM (${DEBT_FOLD} WHERE p.debt_new GROUP BY p.debt_id) AS g`,
-        [...chunk, range.portfolioId],
-      );
+      await exec(insertDebtsSql(`(${DEBT_FOLD} WHERE p.debt_new GROUP BY p.debt_id) AS u`, '$4'), [...chunk, range.portfolioId]);
     }
     if (c.updatedDebts) {
-      await exec(
-        `UPDATE debts AS t SET
-           ${DEBT_UPDATE.set},
-           updated_at = now()
-         FROM (${DEBT_FOLD} WHERE p.debt_id IS NOT NULL AND NOT p.debt_new GROUP BY p.debt_id) AS g
-         WHERE t.id = g.id AND ${DEBT_UPDATE.changed}`,
-      );
+      await exec(updateDebtsSql(`(${DEBT_FOLD} WHERE p.debt_id IS NOT NULL AND NOT p.debt_new GROUP BY p.debt_id) AS u`, { unchanged: UNCHANGED }));
     }
     let paymentsRegistered = 0;
     if (c.payments) {
@@ -393,26 +332,11 @@ export class MergeRepository {
     return { statements, paymentsRegistered };
   }
 
-  /** An opt-out recorded as the debtor batch records it: a note, a timeline entry, pending messages cancelled. */
+  /** An opt-out recorded as the debtor batch records it (recordOptOutStatements), naming the import. */
   private async recordOptOuts(session: Session, importId: string, debtorIds: string[]): Promise<number> {
-    await session.query(
-      `INSERT INTO debtor_notes (id, debtor_id, kind, body)
-       SELECT u.id, u.d, 'opt_out', 'Opt-out received through a CSV import (compliance_opt_out true).'
-       FROM unnest($1::text[], $2::text[]) AS u(id, d)`,
-      [debtorIds.map(() => newId('note')), debtorIds],
-    );
-    await session.query(
-      `INSERT INTO debtor_timeline_events (id, debtor_id, kind, data)
-       SELECT u.id, u.d, 'opt_out', jsonb_build_object('source', 'import', 'importId', $3::text)
-       FROM unnest($1::text[], $2::text[]) AS u(id, d)`,
-      [debtorIds.map(() => newId('tle')), debtorIds, importId],
-    );
-    await session.query(
-      `UPDATE debtor_pending_messages SET status = 'cancelled', cancelled_at = now(), cancel_reason = 'opt_out'
-       WHERE debtor_id = ANY($1::text[]) AND status = 'pending'`,
-      [debtorIds],
-    );
-    return 3;
+    const statements = recordOptOutStatements(debtorIds, optOutThroughImport(importId), newId);
+    for (const statement of statements) await session.query(statement.text, statement.values);
+    return statements.length;
   }
 
   /** The chunk's outcome on the imports row, in the chunk's transaction: merged_row and the counters. */
@@ -456,10 +380,4 @@ export class MergeRepository {
 
 function unique(values: (string | null)[]): string[] {
   return [...new Set(values.filter((v): v is string => v !== null))];
-}
-
-/** The external ids a found tombstone refuses. */
-function erasedAmong(tombstones: ErasureTombstones, externalIds: string[], found: { hash: string }[]): Set<string> {
-  const hashes = new Set(found.map((e) => e.hash));
-  return new Set(externalIds.filter((id) => tombstones.isErased(id, hashes)));
 }
