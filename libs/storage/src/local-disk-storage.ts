@@ -124,12 +124,26 @@ export class LocalDiskStorage implements ObjectStorage {
         else done(null, chunk);
       },
     });
+    // `source` is piped, not consumed through an async iterator: on Node 22, ending the iteration
+    // early (the limit passed) waits for the source's next chunk, so a client that stalls after the
+    // limit would hold the write for ever. Piping stops at once and never destroys the source.
+    const sourceFailed = (err: Error) => limit.destroy(err);
+    const sourceClosed = () => {
+      if (!source.readableEnded) limit.destroy(new Error('the upload ended before its last byte'));
+    };
+    source.on('error', sourceFailed);
+    source.on('close', sourceClosed);
+    source.pipe(limit);
     try {
-      await pipeline(Readable.from(source.iterator({ destroyOnReturn: false })), limit, createWriteStream(temp, { flags: 'wx', flush: true }));
+      await pipeline(limit, createWriteStream(temp, { flags: 'wx', flush: true }));
       await rename(temp, file);
     } catch (err) {
       await rm(temp, { force: true });
       throw err;
+    } finally {
+      source.unpipe(limit);
+      source.off('error', sourceFailed);
+      source.off('close', sourceClosed);
     }
     return { sizeBytes: bytes };
   }
