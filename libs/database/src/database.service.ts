@@ -130,7 +130,7 @@ export class Database implements Transactions {
 
   /**
    * Runs a query as a named prepared statement, planned once per connection and reused
-   * (PERFORMANCE.md: +27 %). The name is derived from the SQL text, so every distinct text (each
+   * (measured: +27 % throughput on keyset pages). The name is derived from the SQL text, so every distinct text (each
    * combination of optional filters) is its own statement with its own cached plan.
    */
   async prepared<T extends QueryResultRow>(query: Prisma.Sql): Promise<T[]> {

@@ -6,5 +6,6 @@ export * from './rows';
 export { DeadlinePassedError } from './deadline-pool';
 export { isTransientDatabaseError, TransactionTimeoutError } from './transient-error';
 export { isWriteConflict } from './write-conflict';
-// Type-only import of the runtime keeps @prisma/client visible to Nx's project graph (TOOLCHAIN.md 7).
+// The generated Prisma client is gitignored, so Nx's project graph cannot see that this lib needs
+// @prisma/client, and an app's pruned package.json would lack it: this tracked type-only import shows it.
 export type { Decimal } from '@prisma/client/runtime/client';
