@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import { bullPrefix, loadConfigOrExit } from '@dc/config';
 import { Database } from '@dc/database';
-import { createLogger, currentDeadline, HealthServer, installRuntimePatches, logRuntimePatches, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, currentDeadline, HealthServer, installRuntimePatches, logRuntimePatches, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal, warnOfMissingNodeArgs } from '@dc/observability';
 import { createStorage } from '@dc/storage';
 import { createRedis, NatsBus, NatsRpcServer, PayloadStore } from '@dc/transport';
 import { Queue } from 'bullmq';
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const patches = installRuntimePatches(API_CORE_RUNTIME_PATCHES, config.runtimePatchesOff);
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   logRuntimePatches(logger, patches);
+  warnOfMissingNodeArgs(logger, 'api-core', config.runtimePatchesOff);
   const { url, poolSize, ...timeouts } = config.database;
   const database = new Database(url, poolSize, { ...timeouts, deadline: currentDeadline });
   // Only for claim-checked request bodies (PayloadStore, docs/adr/0017); not needed to be ready.

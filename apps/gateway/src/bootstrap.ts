@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
-import { createLogger, installRuntimePatches, Logger, logRuntimePatches, metricsAccess, missingNodeArgs, NestPinoLogger, onShutdownSignal } from '@dc/observability';
+import { createLogger, installRuntimePatches, Logger, logRuntimePatches, metricsAccess, NestPinoLogger, onShutdownSignal, warnOfMissingNodeArgs } from '@dc/observability';
 import { createRedis, NatsBus, PayloadStore } from '@dc/transport';
 import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
@@ -51,10 +51,7 @@ async function run(options: GatewayOptions): Promise<void> {
   const patches = installRuntimePatches(GATEWAY_RUNTIME_PATCHES, config.runtimePatchesOff);
   const logger = createLogger(config.serviceName, config.logLevel, { format: config.logFormat, bufferBytes: config.logBufferBytes });
   logRuntimePatches(logger, patches);
-  const missingArgs = config.runtimePatchesOff.has('gateway-old-space-floor') ? [] : missingNodeArgs('gateway');
-  if (missingArgs.length) {
-    logger.warn({ missing: missingArgs }, 'node was started without the options the gateway runs with (as in docker/Dockerfile): expect more garbage collection under load');
-  }
+  warnOfMissingNodeArgs(logger, 'gateway', config.runtimePatchesOff);
   // Fail fast when Redis is down (no offline queue): rate limiting fails open, idempotency closed.
   const edgeRedisOptions = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true };
   const redis = createRedis(config.redis, { ...edgeRedisOptions, commandTimeout: config.redis.commandTimeoutMs });

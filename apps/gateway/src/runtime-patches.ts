@@ -6,8 +6,8 @@ import { cacheValidationMetadata, enableCompiledValidation } from '@dc/validatio
 /**
  * Every process-wide patch the gateway installs at start-up, before its first connection (each can
  * be turned off with RUNTIME_PATCHES_OFF; what each changes and gains: docs/runtime-patches.md).
- * The gateway's one command-line flag, `gateway-old-space-floor`, is not here: node must be
- * started with it (SERVICE_NODE_ARGS).
+ * Its command-line heap options (`gateway-old-space-floor`, `young-generation-16mib`) are not here:
+ * node must be started with them (NODE_ARG_PATCHES, libs/observability/src/runtime-flags.ts).
  */
 export const GATEWAY_RUNTIME_PATCHES: readonly RuntimePatch[] = [
   { name: 'v8-heap-flags', install: applyServiceRuntimeFlags },

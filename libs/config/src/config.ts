@@ -566,6 +566,7 @@ function logFormatOf(r: Reader, nodeEnv: NodeEnv, stdoutIsTty: boolean): LogForm
 export const RUNTIME_PATCH_NAMES = [
   'v8-heap-flags',
   'gateway-old-space-floor',
+  'young-generation-16mib',
   'wasm-liftoff-only',
   'pg-binary-columns',
   'nats-write-coalescing',

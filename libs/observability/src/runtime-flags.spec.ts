@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { missingNodeArgs, SERVICE_NODE_ARGS, SERVICE_V8_FLAGS } from './runtime-flags';
+import { missingNodeArgs, SERVICE_NODE_ARGS, SERVICE_V8_FLAGS, serviceNodeArgs } from './runtime-flags';
 
 /**
  * The flags are set at run time (v8.setFlagsFromString), which V8 does not promise to honour for
@@ -39,15 +39,47 @@ function oldGenerationLimitKb(nodeArgs: readonly string[]): number {
   return Number(limits.at(-1)![1]);
 }
 
+/** The young generation's size once it has grown as far as it may, from V8's own statistics (MiB). */
+function youngGenerationMiB(nodeArgs: readonly string[]): number {
+  const script = `
+    let keep = [];
+    for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep = []; }
+    const space = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    console.log(space.space_size / 1048576);
+  `;
+  const run = spawnSync(process.execPath, [...nodeArgs, '-e', script], { encoding: 'utf8' });
+  expect(run.status).toBe(0);
+  return Number(run.stdout.trim());
+}
+
 describe('service node options (SERVICE_NODE_ARGS)', () => {
   it('keep the gateway’s old-generation limit at 96 MiB or more, where V8 alone sets it far lower', () => {
     expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(96 * 1024);
     expect(oldGenerationLimitKb([])).toBeLessThan(64 * 1024);
   });
 
-  it('names the options a process was started without', () => {
-    expect(missingNodeArgs('gateway', [])).toEqual(['--initial-old-space-size=96']);
-    expect(missingNodeArgs('gateway', ['--inspect', '--initial-old-space-size=96'])).toEqual([]);
-    expect(missingNodeArgs('api-core', [])).toEqual([]);
+  it('keep the young generation of the gateway and api-core at 16 MiB, where V8 alone gives it 32', () => {
+    expect(youngGenerationMiB(SERVICE_NODE_ARGS.gateway)).toBe(16);
+    expect(youngGenerationMiB(SERVICE_NODE_ARGS['api-core'])).toBe(16);
+    expect(youngGenerationMiB([])).toBe(32);
+  });
+
+  it('names the options a process was started without, leaving out the patches turned off', () => {
+    expect(missingNodeArgs('gateway', new Set(), [])).toEqual(['--initial-old-space-size=96', '--max-semi-space-size=8']);
+    expect(missingNodeArgs('gateway', new Set(), ['--inspect', '--initial-old-space-size=96', '--max-semi-space-size=8'])).toEqual([]);
+    expect(missingNodeArgs('gateway', new Set(['young-generation-16mib']), [])).toEqual(['--initial-old-space-size=96']);
+    expect(missingNodeArgs('api-core', new Set(), [])).toEqual(['--max-semi-space-size=8']);
+    expect(missingNodeArgs('importer', new Set(), [])).toEqual([]);
+  });
+
+  it('gives every service the options of its patches, none of those turned off', () => {
+    expect(serviceNodeArgs('gateway')).toEqual(['--initial-old-space-size=96', '--max-semi-space-size=8']);
+    expect(serviceNodeArgs('gateway', new Set(['gateway-old-space-floor', 'young-generation-16mib']))).toEqual([]);
+    expect(SERVICE_NODE_ARGS).toEqual({
+      gateway: ['--initial-old-space-size=96', '--max-semi-space-size=8'],
+      'api-core': ['--max-semi-space-size=8'],
+      importer: [],
+      'webhook-dispatcher': [],
+    });
   });
 });

@@ -1,3 +1,4 @@
+import type { RuntimePatchName } from '@dc/config';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -29,25 +30,52 @@ export function applyServiceRuntimeFlags(): void {
 
 /**
  * Heap options that work only on node's command line: V8 reads them once, when it sets the heap
- * up, so `setFlagsFromString` comes too late, and NODE_OPTIONS refuses them. The Dockerfile's CMD,
- * scripts/start-all.js and the test stack (ServiceProcess) start each service with its list, and a
- * unit test keeps the three in step; a service started without them says so (missingNodeArgs).
+ * up, so `setFlagsFromString` comes too late, and NODE_OPTIONS refuses some of them. The
+ * Dockerfile's CMD, scripts/start-all.js and the test stack (ServiceProcess) start each service with
+ * its list, and a unit test keeps the three in step; a service started without them says so
+ * (missingNodeArgs). Each is a runtime patch, by the name RUNTIME_PATCHES_OFF gives it.
  *
- * gateway `--initial-old-space-size=96`: the old generation's limit never falls below 96 MiB
- * (docs/adr/0037). V8 counts the ArrayBuffers that outlive two scavenges against that limit until
- * the next full collection, and under load many of the gateway's do: each page it relays is one
- * (api-core's 54 KB of JSON as read from NATS), and at 50 connections a page stays in flight across
- * scavenges. With ~35 MiB of objects and V8's limit of twice that, they started a full collection
- * about every second, each marking the whole heap. The floor makes them rarer (27 → 17 in one quick
- * run); 112 MiB took them to none and the gateway's CPU per page to the bare gateway's, but let its
- * RSS reach 253 MiB after the bench's batch loads, over the 250 MiB budget. Raise it where memory
- * allows.
+ * `gateway-old-space-floor`, `--initial-old-space-size=96`: the gateway's old generation's limit
+ * never falls below 96 MiB (docs/adr/0037). V8 counts the ArrayBuffers that outlive two scavenges
+ * against that limit until the next full collection, and under load many of the gateway's do: each
+ * page it relays is one (api-core's 54 KB of JSON as read from NATS), and at 50 connections a page
+ * stays in flight across scavenges. With ~35 MiB of objects and V8's limit of twice that, they
+ * started a full collection about every second, each marking the whole heap. The floor makes them
+ * rarer (27 → 17 in one quick run); 112 MiB took them to none and the gateway's CPU per page to the
+ * bare gateway's, but let its RSS reach 253 MiB after the bench's batch loads, over the 250 MiB
+ * budget. Raise it where memory allows.
+ *
+ * `young-generation-16mib`, `--max-semi-space-size=8`: the young generation of the gateway and
+ * api-core stays at 16 MiB instead of 32. What they allocate per request dies within it (a page's
+ * objects are garbage once its bytes are written), so a scavenge finds as little alive in 16 MiB as
+ * in 32, only twice as often. Node 22 runs larger than Node 20 (api-core ~40 MiB more resident
+ * under the page load: more old generation, large objects and malloc), which took both services
+ * over the 250 MiB budget; the 16 MiB young generation brings them back under it with their CPU per
+ * page within noise (bench/results/read-baseline-2026-11-29.md).
  */
-export const SERVICE_NODE_ARGS: Readonly<Record<string, readonly string[]>> = {
-  gateway: ['--initial-old-space-size=96'],
+export const NODE_ARG_PATCHES: Readonly<Record<Extract<RuntimePatchName, 'gateway-old-space-floor' | 'young-generation-16mib'>, NodeArgPatch>> = {
+  'gateway-old-space-floor': { services: ['gateway'], args: ['--initial-old-space-size=96'] },
+  'young-generation-16mib': { services: ['gateway', 'api-core'], args: ['--max-semi-space-size=8'] },
 };
 
-/** The service's SERVICE_NODE_ARGS this process was not started with. */
-export function missingNodeArgs(service: string, execArgv: readonly string[] = process.execArgv): string[] {
-  return (SERVICE_NODE_ARGS[service] ?? []).filter((arg) => !execArgv.includes(arg));
+export interface NodeArgPatch {
+  services: readonly string[];
+  args: readonly string[];
+}
+
+/** The node options a service starts with, leaving out those of the patches named off. */
+export function serviceNodeArgs(service: string, off: ReadonlySet<string> = new Set()): string[] {
+  return Object.entries(NODE_ARG_PATCHES)
+    .filter(([name, patch]) => !off.has(name) && patch.services.includes(service))
+    .flatMap(([, patch]) => patch.args);
+}
+
+/** Every service's node options, all patches on (the Dockerfile's CMDs, `npm run start:all`). */
+export const SERVICE_NODE_ARGS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  ['gateway', 'api-core', 'importer', 'webhook-dispatcher'].map((service) => [service, serviceNodeArgs(service)]),
+);
+
+/** The service's node options (those of the patches not named off) this process was not started with. */
+export function missingNodeArgs(service: string, off: ReadonlySet<string> = new Set(), execArgv: readonly string[] = process.execArgv): string[] {
+  return serviceNodeArgs(service, off).filter((arg) => !execArgv.includes(arg));
 }

@@ -1,5 +1,6 @@
 import type { RuntimePatchName } from '@dc/config';
 import type { Logger } from './logger';
+import { missingNodeArgs } from './runtime-flags';
 
 /**
  * One process-wide change to a library's internals or to V8 that a service makes for speed or
@@ -38,4 +39,12 @@ export function installRuntimePatches(patches: readonly RuntimePatch[], off: Rea
 /** The start-up line that says which patches run in this process. */
 export function logRuntimePatches(logger: Logger, { on, off }: InstalledPatches): void {
   logger.info({ runtimePatches: { on, off } }, `runtime patches on: ${on.join(', ') || 'none'}${off.length ? `; off (RUNTIME_PATCHES_OFF): ${off.join(', ')}` : ''}`);
+}
+
+/** Warns when node was started without the service's heap options (runtime-flags.ts, NODE_ARG_PATCHES) that are not turned off. */
+export function warnOfMissingNodeArgs(logger: Logger, service: string, off: ReadonlySet<RuntimePatchName>): void {
+  const missing = missingNodeArgs(service, off);
+  if (missing.length) {
+    logger.warn({ missing }, `node was started without the options ${service} runs with (as in docker/Dockerfile): expect more garbage collection or memory under load`);
+  }
 }

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { parseRuntimePatchesOff } from '@dc/config';
-import { SERVICE_NODE_ARGS } from '@dc/observability';
+import { serviceNodeArgs } from '@dc/observability';
 
 // libs/testing/src under ts-jest, or dist/libs/testing/src when a compiled bench imports it.
 const UP = path.resolve(__dirname, '../../..');
@@ -37,7 +37,7 @@ export class ServiceProcess {
     // Started as in production: with the service's heap options (docs/adr/0037) and its runtime
     // patches, unless the test run turns them off (RUNTIME_PATCHES_OFF, `npm run test:e2e:unpatched`).
     const patchesOff = env.RUNTIME_PATCHES_OFF ?? process.env.RUNTIME_PATCHES_OFF;
-    const heapArgs = parseRuntimePatchesOff(patchesOff).off.has('gateway-old-space-floor') ? [] : (SERVICE_NODE_ARGS[app] ?? []);
+    const heapArgs = serviceNodeArgs(app, parseRuntimePatchesOff(patchesOff).off);
     this.child = spawn(process.execPath, [...heapArgs, ...nodeArgs, path.join(ROOT, entry)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...(patchesOff === undefined ? {} : { RUNTIME_PATCHES_OFF: patchesOff }), ...env },
