@@ -53,8 +53,8 @@ function youngGenerationMiB(nodeArgs: readonly string[]): number {
 }
 
 describe('service node options (SERVICE_NODE_ARGS)', () => {
-  it('keep the gateway’s old-generation limit at 96 MiB or more, where V8 alone sets it far lower', () => {
-    expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(96 * 1024);
+  it('keep the gateway’s old-generation limit at 80 MiB or more, where V8 alone sets it far lower', () => {
+    expect(oldGenerationLimitKb(SERVICE_NODE_ARGS.gateway)).toBeGreaterThanOrEqual(80 * 1024);
     expect(oldGenerationLimitKb([])).toBeLessThan(64 * 1024);
   });
 
@@ -65,18 +65,18 @@ describe('service node options (SERVICE_NODE_ARGS)', () => {
   });
 
   it('names the options a process was started without, leaving out the patches turned off', () => {
-    expect(missingNodeArgs('gateway', new Set(), [])).toEqual(['--initial-old-space-size=96', '--max-semi-space-size=8']);
-    expect(missingNodeArgs('gateway', new Set(), ['--inspect', '--initial-old-space-size=96', '--max-semi-space-size=8'])).toEqual([]);
-    expect(missingNodeArgs('gateway', new Set(['young-generation-16mib']), [])).toEqual(['--initial-old-space-size=96']);
+    expect(missingNodeArgs('gateway', new Set(), [])).toEqual(['--initial-old-space-size=80', '--max-semi-space-size=8']);
+    expect(missingNodeArgs('gateway', new Set(), ['--inspect', '--initial-old-space-size=80', '--max-semi-space-size=8'])).toEqual([]);
+    expect(missingNodeArgs('gateway', new Set(['young-generation-16mib']), [])).toEqual(['--initial-old-space-size=80']);
     expect(missingNodeArgs('api-core', new Set(), [])).toEqual(['--max-semi-space-size=8']);
     expect(missingNodeArgs('importer', new Set(), [])).toEqual([]);
   });
 
   it('gives every service the options of its patches, none of those turned off', () => {
-    expect(serviceNodeArgs('gateway')).toEqual(['--initial-old-space-size=96', '--max-semi-space-size=8']);
+    expect(serviceNodeArgs('gateway')).toEqual(['--initial-old-space-size=80', '--max-semi-space-size=8']);
     expect(serviceNodeArgs('gateway', new Set(['gateway-old-space-floor', 'young-generation-16mib']))).toEqual([]);
     expect(SERVICE_NODE_ARGS).toEqual({
-      gateway: ['--initial-old-space-size=96', '--max-semi-space-size=8'],
+      gateway: ['--initial-old-space-size=80', '--max-semi-space-size=8'],
       'api-core': ['--max-semi-space-size=8'],
       importer: [],
       'webhook-dispatcher': [],
