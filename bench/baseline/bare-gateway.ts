@@ -1,12 +1,14 @@
 /**
- * The baseline's edge (bench/read-baseline.bench.ts): Fastify, the project's version, and nothing
- * else — no Nest, no auth, no rate limit, no validation, no logging. Each route does one NATS
- * request (nats.js `request()`, with `noAsyncTraces` as the project's NatsBus) and sends the reply's
- * bytes as they came. Started by the bench as `node dist/bench/baseline/bare-gateway.js`.
+ * The baseline's edge (bench/read-baseline.bench.ts, bench/writes.bench.ts): Fastify, the project's
+ * version, and nothing else — no Nest, no auth, no rate limit, no validation, no logging. Each route
+ * does one NATS request (nats.js `request()`, with `noAsyncTraces` as the project's NatsBus) and
+ * sends the reply's bytes as they came; `POST /public/v1/payments` forwards the raw body and answers
+ * with the status the service put in its reply. Started by the bench as
+ * `node dist/bench/baseline/bare-gateway.js`.
  */
 import Fastify from 'fastify';
 import { connect, Msg } from 'nats';
-import { BaselineEnv, ListRequest, subjects } from './protocol';
+import { BaselineEnv, ListRequest, readStatusReply, subjects } from './protocol';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const NOT_FOUND = '{"error":{"code":"not_found"}}';
@@ -42,6 +44,16 @@ async function main(): Promise<void> {
   app.get('/public/v1/me', async (_request, reply) => {
     const msg = await nc.request(subject.me, undefined, { timeout });
     return reply.type(JSON_TYPE).send(bytes(msg));
+  });
+
+  // The body as it came (a parser of this route's scope only), to bare-write-service.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post('/public/v1/payments', async (request, reply) => {
+      const answer = readStatusReply((await nc.request(subject.registerPayment, request.body as Buffer, { timeout })).data);
+      if (!answer) return reply.status(500).type(JSON_TYPE).send(FAILED);
+      return reply.status(answer.status).type(JSON_TYPE).send(answer.body);
+    });
   });
 
   await app.listen({ host: '127.0.0.1', port: Number(env(BaselineEnv.port, '0')) });

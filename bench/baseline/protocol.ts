@@ -1,7 +1,8 @@
 /**
- * What the bench (bench/read-baseline.bench.ts) and its bare baseline processes share: the
- * environment they are configured by, the NATS subjects, and the statements file. No imports, so
- * the baseline processes load nothing of the project but the dependency-free pagination helpers.
+ * What the benches (bench/read-baseline.bench.ts, bench/writes.bench.ts) and their bare baseline
+ * processes share: the environment they are configured by, the NATS subjects, the statements file
+ * and the payment reply. No imports, so bare-gateway and bare-pg-service load nothing of the project
+ * but the dependency-free pagination helpers.
  */
 
 /** Environment of the baseline processes. */
@@ -18,14 +19,19 @@ export const BaselineEnv = {
   statements: 'BARE_STATEMENTS',
   /** bare-gateway's NATS request timeout (ms). */
   requestTimeoutMs: 'BARE_REQUEST_TIMEOUT_MS',
+  /** bare-write-service: the AuthContext (JSON) whose reach its payment statements check. */
+  auth: 'BARE_AUTH',
 } as const;
 
 export const QUEUE_GROUP = 'bare-pg-service';
+export const WRITE_QUEUE_GROUP = 'bare-write-service';
 
 export const subjects = (prefix: string) => ({
   list: `${prefix}.debtors.list`,
   get: `${prefix}.debtors.get`,
   me: `${prefix}.me`,
+  /** POST /public/v1/payments: the raw JSON body; answered with a StatusReply. */
+  registerPayment: `${prefix}.payments.register`,
 });
 
 /** bare-gateway → bare-pg-service for a list page: the query string's values, unvalidated. */
@@ -66,3 +72,13 @@ export interface StatementsFile {
 
 /** A reply with no bytes: nothing found (by id) or the request failed (lists). */
 export const EMPTY_REPLY = new Uint8Array(0);
+
+/** bare-write-service → bare-gateway: the HTTP status as three ASCII digits, then the body. */
+export const statusReply = (status: number, body: string): Buffer => Buffer.from(`${status}${body}`, 'utf8');
+
+/** The status and body of a statusReply; null for a reply too short to be one (a failure). */
+export function readStatusReply(data: Uint8Array): { status: number; body: Buffer } | null {
+  if (data.byteLength < 3) return null;
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return { status: Number(bytes.toString('latin1', 0, 3)), body: bytes.subarray(3) };
+}

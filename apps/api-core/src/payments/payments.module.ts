@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsHandlers } from './payments.handlers';
 import { PaymentsRepository } from './payments.repository';
 import { PaymentsService } from './payments.service';
@@ -7,7 +6,6 @@ import { RegisterPaymentUseCase } from './register-payment.usecase';
 
 /** Exports the registration use case: promise fulfilment registers its payment with it. */
 @Module({
-  imports: [OutboxModule],
   controllers: [PaymentsHandlers],
   providers: [PaymentsService, RegisterPaymentUseCase, PaymentsRepository],
   exports: [RegisterPaymentUseCase],

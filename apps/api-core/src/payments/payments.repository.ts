@@ -1,23 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, PaymentSource, PaymentView } from '@dc/contracts';
+import { AuthContext, PaymentSource, PaymentView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import type { QueryResultRow } from 'pg';
+import type { EventSource } from '../outbox/outbox.repository';
 import { KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
-
-export interface NewPayment {
-  externalId: string | null;
-  portfolioId: string;
-  debtorId: string;
-  debtId: string | null;
-  promiseId: string | null;
-  amount: number;
-  currency: string;
-  /** The client omitted currency and it was derived. */
-  currencyDerived: boolean;
-  paymentDate: string;
-  paymentMethod: string;
-  reference: string | null;
-  source: PaymentSource;
-}
 
 /** A stored payment as a retry compares it: the view, and whether its currency was derived. */
 export interface StoredPayment {
@@ -65,51 +51,135 @@ export function paymentByIdSql(auth: AuthContext, id: string): Prisma.Sql {
     WHERE pay.id = ${id} AND ${reachablePortfolioSql(auth)}`;
 }
 
+/**
+ * Everything a registration decides on, read in one statement: the portfolio (null: missing, or
+ * outside the key's reach), whether it emits events, the debtor and the named debt, the currencies
+ * of the debtor's live debts, and the payment stored earlier under the same externalId.
+ */
+export interface PaymentContext {
+  organizationId: string;
+  identityCurrency: string[];
+  event: EventSource;
+  debtorLive: boolean;
+  /** The named debt's currency when it is a live debt of the debtor; null when not named or not found. */
+  debtCurrency: string | null;
+  /** Distinct currencies of the debtor's live debts, at most 2: enough to know whether there is one. */
+  debtCurrencies: string[];
+  earlier: StoredPayment | null;
+}
+
+/** A payment to insert, every field of its view known (its id and time are chosen by api-core). */
+export interface PaymentInsert {
+  payment: PaymentView;
+  currencyDerived: boolean;
+  source: PaymentSource;
+  /** Its payment.registered outbox row; null when the portfolio emits no events. */
+  event: { id: string; organizationId: string; livemode: boolean; requestId: string | null } | null;
+}
+
+/** A payment to register, before its id and its event's id are chosen (PaymentsRepository.insert). */
+export interface PaymentDraft {
+  /** The view's fields but the id, in the order the API answers them. */
+  payment: Omit<PaymentView, 'id'>;
+  currencyDerived: boolean;
+  source: PaymentSource;
+  event: Omit<NonNullable<PaymentInsert['event']>, 'id'> | null;
+}
+
+/** paymentContextSql's row: the context's fields, then the earlier payment's columns (all null without one). */
+export type PaymentContextRow = Omit<PaymentContext, 'event' | 'earlier'> & {
+  demo: boolean;
+  organizationStatus: string;
+  sandbox: boolean;
+  currencyDerived: boolean | null;
+} & { [K in keyof PaymentRow]: PaymentRow[K] | null };
+
+/**
+ * The registration's read: the portfolio (inside `reach` when given: a key's writes), the debtor,
+ * the debt, the debtor's live currencies and the earlier payment with this externalId, in one row.
+ * A null debtId or externalId matches nothing, so one text serves every request.
+ */
+export function paymentContextSql(portfolioId: string, reach: Prisma.Sql | null, debtorId: string, debtId: string | null, externalId: string | null): Prisma.Sql {
+  return Prisma.sql`
+    SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency",
+      p.demo, o.status AS "organizationStatus", o.sandbox,
+      EXISTS (SELECT 1 FROM debtors d WHERE d.id = ${debtorId} AND d.portfolio_id = p.id AND d.deleted_at IS NULL AND d.erased_at IS NULL) AS "debtorLive",
+      (SELECT dt.currency FROM debts dt WHERE dt.id = ${debtId}::text AND dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL) AS "debtCurrency",
+      ARRAY(SELECT DISTINCT dt.currency FROM debts dt WHERE dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL ORDER BY 1 LIMIT 2) AS "debtCurrencies",
+      ${PAYMENT_COLUMNS}, pay.currency_derived AS "currencyDerived"
+    FROM portfolios p
+    JOIN organizations o ON o.id = p.organization_id
+    LEFT JOIN LATERAL (SELECT * FROM payments pay WHERE pay.portfolio_id = p.id AND pay.external_id = ${externalId}::text LIMIT 1) pay ON true
+    WHERE p.id = ${portfolioId}${reach ? Prisma.sql` AND ${reach}` : Prisma.empty}`;
+}
+
+/**
+ * The registration's write, one statement: the payment (ON CONFLICT DO NOTHING: the partial unique
+ * index (portfolio_id, external_id) decides between parallel first attempts) and, only when it was
+ * inserted, its outbox row, whose payload is the view's JSON text as the API answers it.
+ * `inserted` is 0 when an earlier payment holds the externalId.
+ */
+export function insertPaymentSql({ payment, currencyDerived, source, event }: PaymentInsert): Prisma.Sql {
+  const insert = Prisma.sql`
+    INSERT INTO payments (id, external_id, portfolio_id, debtor_id, debt_id, promise_id, amount, currency, currency_derived,
+      payment_date, payment_method, reference, source, created_at, updated_at)
+    VALUES (${payment.id}, ${payment.externalId}, ${payment.portfolioId}, ${payment.debtorId}, ${payment.debtId}, ${payment.promiseId},
+      ${payment.amount}, ${payment.currency}, ${currencyDerived}, ${payment.paymentDate}, ${payment.paymentMethod},
+      ${payment.reference}, ${source}, ${payment.createdAt}::timestamptz, ${payment.updatedAt}::timestamptz)
+    ON CONFLICT DO NOTHING
+    RETURNING id`;
+  if (!event) return Prisma.sql`WITH pay AS (${insert}) SELECT count(*)::int AS inserted FROM pay`;
+  return Prisma.sql`
+    WITH pay AS (${insert}),
+    event AS (
+      INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, request_id)
+      SELECT ${event.id}::text, ${event.organizationId}::text, ${payment.portfolioId}::text, ${WebhookEventType.PaymentRegistered}::text,
+        ${event.livemode}::boolean, ${JSON.stringify(payment)}::json, ${event.requestId}::text
+      FROM pay)
+    SELECT count(*)::int AS inserted FROM pay`;
+}
+
+/** The context as the use case reads it. */
+export function paymentContextOf(row: PaymentContextRow): PaymentContext {
+  const { organizationId, identityCurrency, demo, organizationStatus, sandbox, debtorLive, debtCurrency, debtCurrencies, currencyDerived } = row;
+  const earlier: StoredPayment | null = row.id === null ? null : {
+    payment: isoDates({
+      id: row.id, externalId: row.externalId, portfolioId: row.portfolioId, debtorId: row.debtorId, debtId: row.debtId, promiseId: row.promiseId,
+      amount: row.amount, currency: row.currency, paymentDate: row.paymentDate, paymentMethod: row.paymentMethod, reference: row.reference,
+      createdAt: row.createdAt, updatedAt: row.updatedAt,
+    } as PaymentRow),
+    currencyDerived: currencyDerived === true,
+  };
+  return { organizationId, identityCurrency, event: { demo, organizationStatus, sandbox }, debtorLive, debtCurrency, debtCurrencies, earlier };
+}
+
 /** The only code that touches Prisma/SQL for payments. */
 @Injectable()
 export class PaymentsRepository {
   constructor(private readonly db: Database) {}
 
-  /** Distinct currencies of the debtor's live debts (at most 2 are needed to know it is not single). */
-  async liveDebtCurrencies(tx: Tx, portfolioId: string, debtorId: string): Promise<string[]> {
-    const rows = await tx.debt.findMany({
-      where: { debtorId, portfolioId, deletedAt: null },
-      distinct: ['currency'],
-      select: { currency: true },
-      orderBy: { currency: 'asc' },
-      take: 2,
-    });
-    return rows.map((r) => r.currency);
+  /**
+   * The registration's read (paymentContextSql); null when the portfolio is missing or out of reach.
+   * On the pool as a prepared statement, or in the caller's transaction (`tx`).
+   */
+  async context(tx: Tx | null, portfolioId: string, reach: Prisma.Sql | null, debtorId: string, debtId: string | null, externalId: string | null): Promise<PaymentContext | null> {
+    const [row] = await this.rows<PaymentContextRow>(tx, paymentContextSql(portfolioId, reach, debtorId, debtId, externalId));
+    return row ? paymentContextOf(row) : null;
   }
 
   /**
-   * INSERT … ON CONFLICT DO NOTHING: the partial unique index (portfolio_id, external_id) decides
-   * between parallel retries. Returns the new payment, or null when the externalId already exists
-   * (the conflicting transaction has committed by then, so a following read sees its row). Both
-   * timestamps are the time of the write.
+   * The registration's write (insertPaymentSql), the payment's and its event's ids chosen here:
+   * the payment as stored and answered, or null when an earlier payment holds the externalId.
    */
-  async insertUnlessExists(tx: Tx, payment: NewPayment): Promise<PaymentView | null> {
-    const now = new Date();
-    const [row] = await tx.$queryRaw<PaymentRow[]>`
-      INSERT INTO payments AS pay (id, external_id, portfolio_id, debtor_id, debt_id, promise_id, amount, currency, currency_derived,
-        payment_date, payment_method, reference, source, created_at, updated_at)
-      VALUES (${newId('pay')}, ${payment.externalId}, ${payment.portfolioId}, ${payment.debtorId}, ${payment.debtId}, ${payment.promiseId},
-        ${payment.amount}, ${payment.currency}, ${payment.currencyDerived}, ${payment.paymentDate}, ${payment.paymentMethod},
-        ${payment.reference}, ${payment.source}, ${now}, ${now})
-      ON CONFLICT DO NOTHING
-      RETURNING ${PAYMENT_COLUMNS}`;
-    return row ? isoDates(row) : null;
+  async insert(tx: Tx | null, draft: PaymentDraft): Promise<PaymentView | null> {
+    const payment: PaymentView = { id: newId('pay'), ...draft.payment };
+    const event = draft.event && { id: newId('evt'), ...draft.event };
+    const [row] = await this.rows<{ inserted: number }>(tx, insertPaymentSql({ payment, currencyDerived: draft.currencyDerived, source: draft.source, event }));
+    return row.inserted === 1 ? payment : null;
   }
 
-  async findByExternalId(tx: Tx, portfolioId: string, externalId: string): Promise<StoredPayment | null> {
-    const [row] = await tx.$queryRaw<(PaymentRow & { currencyDerived: boolean })[]>`
-      SELECT ${PAYMENT_COLUMNS}, pay.currency_derived AS "currencyDerived"
-      FROM payments pay
-      WHERE pay.portfolio_id = ${portfolioId} AND pay.external_id = ${externalId}
-      LIMIT 1`;
-    if (!row) return null;
-    const { currencyDerived, ...payment } = isoDates(row);
-    return { payment, currencyDerived };
+  private rows<T extends QueryResultRow>(tx: Tx | null, sql: Prisma.Sql): Promise<T[]> {
+    return tx ? tx.$queryRaw<T[]>(sql) : this.db.prepared<T>(sql);
   }
 
   /**

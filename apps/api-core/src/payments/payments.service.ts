@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import {
   AppError, AuthContext, ListBody, ListPaymentsQueryDto, OperatorRegisterPaymentDto, PaymentView, RegisterPaymentDto,
 } from '@dc/contracts';
-import { LookupsRepository } from '../shared/lookups.repository';
 import { pageOf } from '../shared/page';
 import { PaymentsRepository } from './payments.repository';
 import { RegisterPaymentResult, RegisterPaymentUseCase } from './register-payment.usecase';
@@ -15,7 +14,6 @@ import { RegisterPaymentResult, RegisterPaymentUseCase } from './register-paymen
 export class PaymentsService {
   constructor(
     private readonly payments: PaymentsRepository,
-    private readonly lookups: LookupsRepository,
     private readonly registerPayment: RegisterPaymentUseCase,
   ) {}
 
@@ -31,12 +29,11 @@ export class PaymentsService {
     return payment;
   }
 
-  /** POST /v1/payments: idempotent by externalId (`created` false for an identical retry). */
-  async register(auth: AuthContext, input: RegisterPaymentDto): Promise<RegisterPaymentResult> {
-    const portfolio = await this.lookups.findReachablePortfolio(auth, input.portfolioId);
-    if (!portfolio) throw AppError.notFound('portfolio');
+  /** POST /v1/payments: idempotent by externalId (`created` false for an identical retry); the portfolio must be in the key's reach. */
+  register(auth: AuthContext, input: RegisterPaymentDto): Promise<RegisterPaymentResult> {
     return this.registerPayment.execute({
-      portfolio,
+      portfolioId: input.portfolioId,
+      auth,
       externalId: input.externalId,
       debtorId: input.debtorId,
       debtId: input.debtId,
@@ -49,12 +46,10 @@ export class PaymentsService {
     });
   }
 
-  /** Operator intake (panel, collection link): always a new payment, externalId null. */
+  /** Operator intake (panel, collection link): always a new payment, externalId null, in any portfolio. */
   async registerFromOperator(portfolioId: string, body: OperatorRegisterPaymentDto): Promise<PaymentView> {
-    const portfolio = await this.lookups.findPortfolio(portfolioId);
-    if (!portfolio) throw AppError.notFound('portfolio');
     const { payment } = await this.registerPayment.execute({
-      portfolio,
+      portfolioId,
       debtorId: body.debtorId,
       debtId: body.debtId,
       amount: body.amount,

@@ -1,16 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
-import {
-  AppError, DEFAULT_PAYMENT_METHOD, ErrorCode, isIso4217, PaymentMethod, PaymentSource, PaymentView, WebhookEventType,
-} from '@dc/contracts';
-import type { Transactions, Tx } from '@dc/database';
-import { EventsService } from '../outbox/events.service';
-import { IntakePortfolio, LookupsRepository } from '../shared/lookups.repository';
-import { TRANSACTIONS } from '../tokens';
-import { NewPayment, PaymentsRepository, StoredPayment } from './payments.repository';
+import { Injectable } from '@nestjs/common';
+import { AppError, AuthContext, DEFAULT_PAYMENT_METHOD, ErrorCode, isIso4217, PaymentMethod, PaymentSource, PaymentView } from '@dc/contracts';
+import type { Tx } from '@dc/database';
+import { currentRequestId } from '@dc/observability';
+import { emitsEvents } from '../outbox/events.service';
+import { reachablePortfolioSql } from '../reach/reach.repository';
+import { PaymentContext, PaymentsRepository, StoredPayment } from './payments.repository';
 
 export interface RegisterPaymentCommand {
-  /** Already resolved by the caller with its own reach rules (API key, operator). */
-  portfolio: IntakePortfolio;
+  portfolioId: string;
+  /** A key's registration: the portfolio must be inside its reach. Absent: any portfolio (the operator, a promise's). */
+  auth?: AuthContext;
   debtorId: string;
   debtId?: string | null;
   promiseId?: string | null;
@@ -33,66 +32,65 @@ export interface RegisterPaymentResult {
 }
 
 /**
- * Registers one payment: checks the debtor and debt, derives the currency, inserts the row and
- * its payment.registered outbox row in one transaction. Idempotent by (portfolio, externalId):
- * a retry is answered from the stored payment (200, or 409 naming what differs) before anything
- * else is checked, so an identical retry gets 200 even if the debtor, its debts or the portfolio
- * changed since; the unique index arbitrates parallel first attempts, and the losers are answered
- * the same way. Does not touch the debt's paidAmount (docs/adr/0010-payments.md).
+ * Registers one payment: checks the portfolio, debtor and debt, derives the currency, inserts the
+ * row and its payment.registered outbox row. Two statements (docs/adr/0047): one read of all the
+ * rules decide on, one write of the payment and its event together, so no interactive transaction
+ * is needed. Idempotent by (portfolio, externalId): a retry is answered from the stored payment
+ * (200, or 409 naming what differs) before anything else is checked, so an identical retry gets 200
+ * even if the debtor, its debts or the portfolio changed since; the unique index arbitrates
+ * parallel first attempts, and the losers are answered the same way. Does not touch the debt's
+ * paidAmount (docs/adr/0010-payments.md).
  */
 @Injectable()
 export class RegisterPaymentUseCase {
-  constructor(
-    private readonly payments: PaymentsRepository,
-    private readonly lookups: LookupsRepository,
-    private readonly events: EventsService,
-    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
-  ) {}
+  constructor(private readonly payments: PaymentsRepository) {}
 
   execute(command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
-    return this.transactions.transaction((tx) => this.executeIn(tx, command));
+    return this.register(null, command);
   }
 
   /** For flows that own a transaction (promise fulfilment): the payment commits or rolls back with it. */
-  async executeIn(tx: Tx, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
-    const { portfolio } = command;
-    if (command.externalId) {
-      const earlier = await this.payments.findByExternalId(tx, portfolio.id, command.externalId);
-      if (earlier) return this.answerRetry(tx, earlier, command);
-    }
-    if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, command.debtorId))) throw AppError.notFound('debtor');
-    const debt = command.debtId ? await this.lookups.findLiveDebt(tx, portfolio.id, command.debtorId, command.debtId) : null;
-    if (command.debtId && !debt) throw AppError.notFound('debt');
+  executeIn(tx: Tx, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+    return this.register(tx, command);
+  }
 
-    const candidate: NewPayment = {
+  private async register(tx: Tx | null, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+    const context = await this.readContext(tx, command);
+    if (context.earlier) return this.answerRetry(context, context.earlier, command);
+    if (!context.debtorLive) throw AppError.notFound('debtor');
+    if (command.debtId && context.debtCurrency === null) throw AppError.notFound('debt');
+
+    const at = new Date().toISOString();
+    // The view's fields after its id, in the order the API answers them (the event's payload is the same text).
+    const draft = {
       externalId: command.externalId ?? null,
-      portfolioId: portfolio.id,
+      portfolioId: command.portfolioId,
       debtorId: command.debtorId,
-      debtId: debt?.id ?? null,
+      debtId: command.debtId ?? null,
       promiseId: command.promiseId ?? null,
       amount: command.amount,
-      currency: command.currency ?? (await this.deriveCurrency(tx, portfolio, command.debtorId, debt?.currency)),
-      currencyDerived: !command.currency,
+      currency: command.currency ?? deriveCurrency(context, command.debtId),
       paymentDate: command.paymentDate,
       paymentMethod: command.method ?? DEFAULT_PAYMENT_METHOD,
       reference: command.reference ?? null,
-      source: command.source,
+      createdAt: at,
+      updatedAt: at,
     };
+    const event = emitsEvents(context.event) ? { organizationId: context.organizationId, livemode: !context.event.sandbox, requestId: currentRequestId() ?? null } : null;
+    const payment = await this.payments.insert(tx, { payment: draft, currencyDerived: !command.currency, source: command.source, event });
+    if (payment) return { payment, created: true };
 
-    const payment = await this.payments.insertUnlessExists(tx, candidate);
-    if (payment) {
-      await this.events.record(tx, {
-        organizationId: portfolio.organizationId,
-        portfolioId: portfolio.id,
-        type: WebhookEventType.PaymentRegistered,
-        payload: payment,
-      });
-      return { payment, created: true };
-    }
     // A parallel first attempt committed meanwhile (only a non-null externalId can conflict).
-    const winner = await this.payments.findByExternalId(tx, portfolio.id, candidate.externalId as string);
-    if (!winner) throw new Error(`payment ${String(candidate.externalId)} conflicted but cannot be read`);
-    return this.answerRetry(tx, winner, command);
+    const now = await this.readContext(tx, command);
+    if (!now.earlier) throw new Error(`payment ${String(command.externalId)} conflicted but cannot be read`);
+    return this.answerRetry(now, now.earlier, command);
+  }
+
+  private async readContext(tx: Tx | null, command: RegisterPaymentCommand): Promise<PaymentContext> {
+    const reach = command.auth ? reachablePortfolioSql(command.auth) : null;
+    const context = await this.payments.context(tx, command.portfolioId, reach, command.debtorId, command.debtId ?? null, command.externalId ?? null);
+    if (!context) throw AppError.notFound('portfolio');
+    return context;
   }
 
   /**
@@ -101,11 +99,11 @@ export class RegisterPaymentUseCase {
    * matches a payment whose currency was derived too; one the client named earlier matches if it is
    * what the currency would derive to now.
    */
-  private async answerRetry(tx: Tx, stored: StoredPayment, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+  private answerRetry(context: PaymentContext, stored: StoredPayment, command: RegisterPaymentCommand): RegisterPaymentResult {
     const existing = stored.payment;
     const differing: string[] = [];
     if (existing.amount !== command.amount) differing.push('amount');
-    if (!(await this.sameCurrency(tx, stored, command))) differing.push('currency');
+    if (!sameCurrency(context, stored, command)) differing.push('currency');
     if (existing.paymentDate !== command.paymentDate) differing.push('paymentDate');
     if (existing.debtorId !== command.debtorId) differing.push('debtorId');
     if (existing.debtId !== (command.debtId ?? null)) differing.push('debtId');
@@ -119,27 +117,26 @@ export class RegisterPaymentUseCase {
     }
     return { payment: existing, created: false };
   }
+}
 
-  private async sameCurrency(tx: Tx, stored: StoredPayment, command: RegisterPaymentCommand): Promise<boolean> {
-    const { payment } = stored;
-    if (command.currency) return command.currency === payment.currency;
-    if (stored.currencyDerived) return true;
-    const debt = command.debtId ? await this.lookups.findLiveDebt(tx, payment.portfolioId, command.debtorId, command.debtId) : null;
-    const derived = await this.deriveCurrency(tx, command.portfolio, command.debtorId, debt?.currency).catch(() => null);
-    return derived === payment.currency;
+function sameCurrency(context: PaymentContext, stored: StoredPayment, command: RegisterPaymentCommand): boolean {
+  const { payment } = stored;
+  if (command.currency) return command.currency === payment.currency;
+  if (stored.currencyDerived) return true;
+  try {
+    return deriveCurrency(context, command.debtId) === payment.currency;
+  } catch {
+    return false;
   }
+}
 
-  private async deriveCurrency(tx: Tx, portfolio: IntakePortfolio, debtorId: string, debtCurrency: string | undefined): Promise<string> {
-    let currency = debtCurrency;
-    if (currency === undefined) {
-      const currencies = await this.payments.liveDebtCurrencies(tx, portfolio.id, debtorId);
-      currency = currencies.length === 1 ? currencies[0] : portfolio.identityCurrency[0];
-    }
-    if (!isIso4217(currency)) {
-      throw AppError.validation('currency was omitted and cannot be derived from the debt, the debtor\'s live debts or the portfolio; send currency', [
-        { message: 'currency is required for this payment', path: 'currency' },
-      ]);
-    }
-    return currency;
+/** The named debt's currency, else the single currency of the debtor's live debts, else the portfolio's main one. */
+function deriveCurrency(context: PaymentContext, debtId: string | null | undefined): string {
+  const currency = (debtId ? context.debtCurrency : null) ?? (context.debtCurrencies.length === 1 ? context.debtCurrencies[0] : context.identityCurrency[0]);
+  if (!isIso4217(currency)) {
+    throw AppError.validation('currency was omitted and cannot be derived from the debt, the debtor\'s live debts or the portfolio; send currency', [
+      { message: 'currency is required for this payment', path: 'currency' },
+    ]);
   }
+  return currency;
 }

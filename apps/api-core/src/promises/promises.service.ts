@@ -81,10 +81,8 @@ export class PromisesService {
       const current = await this.promises.lock(tx, id);
       if (!current) throw AppError.notFound('promise');
       assertPromiseMove(current.status, 'fulfilled');
-      const portfolio = await this.lookups.findPortfolio(current.portfolioId, tx);
-      if (!portfolio) throw AppError.notFound('promise');
       const { payment } = await this.registerPayment.executeIn(tx, {
-        portfolio,
+        portfolioId: current.portfolioId,
         debtorId: current.debtorId,
         debtId: current.debtId,
         promiseId: current.id,

@@ -1,0 +1,106 @@
+/**
+ * The write baseline's service (bench/writes.bench.ts): a plain NATS responder (queue group, own
+ * subject prefix) registering a payment with api-core's own two statements, built by its own
+ * builders imported directly — `paymentContextSql` (the read every rule decides on, with the reach
+ * condition `reachablePortfolioSql` writes for the AuthContext in BARE_AUTH) and `insertPaymentSql`
+ * (the payment and its outbox row in one statement) — run through `pg` as named prepared statements
+ * named as Database.prepared names them, on a pool of api-core's default size, with no transaction.
+ * The view, its derived currency and the event are built as RegisterPaymentUseCase builds them.
+ * No auth, rate limit, validation, logging or retry comparison: an earlier payment under the
+ * externalId is answered as it is (200). Bodies of the bench's shape only: no debtId, method or reference.
+ */
+import { AuthContext, DEFAULT_PAYMENT_METHOD, PaymentView, RegisterPaymentDto } from '@dc/contracts';
+import { newId, Prisma } from '@dc/database';
+import { createHash } from 'node:crypto';
+import { connect } from 'nats';
+import { Pool, QueryResultRow } from 'pg';
+import { insertPaymentSql, paymentContextOf, paymentContextSql } from '../../apps/api-core/src/payments/payments.repository';
+import { reachablePortfolioSql } from '../../apps/api-core/src/reach/reach.repository';
+import { BaselineEnv, EMPTY_REPLY, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
+
+type PaymentRequest = Pick<RegisterPaymentDto, 'portfolioId' | 'debtorId' | 'amount' | 'currency' | 'paymentDate' | 'externalId'>;
+type ContextRow = Parameters<typeof paymentContextOf>[0];
+
+const NOT_FOUND = '{"error":{"code":"not_found"}}';
+
+function env(name: string, fallback?: string): string {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const reach = reachablePortfolioSql(JSON.parse(env(BaselineEnv.auth)) as AuthContext);
+  const pool = new Pool({ connectionString: env(BaselineEnv.databaseUrl), max: Number(env(BaselineEnv.poolSize)), application_name: 'bare-write-service' });
+  pool.on('error', () => undefined); // an idle connection dropped: the next query opens another
+  /** SQL text → statement name, as Database.prepared: `q_` and 20 hex digits of the text's SHA-1. */
+  const names = new Map<string, string>();
+  const prepared = async <T extends QueryResultRow>(sql: Prisma.Sql): Promise<T[]> => {
+    let name = names.get(sql.text);
+    if (!name) names.set(sql.text, (name = `q_${createHash('sha1').update(sql.text).digest('hex').slice(0, 20)}`));
+    return (await pool.query<T>({ name, text: sql.text, values: sql.values })).rows;
+  };
+  const readContext = async (input: PaymentRequest) => {
+    const [row] = await prepared<ContextRow>(paymentContextSql(input.portfolioId, reach, input.debtorId, null, input.externalId));
+    return row ? paymentContextOf(row) : null;
+  };
+
+  const register = async (body: string): Promise<Buffer> => {
+    const input = JSON.parse(body) as PaymentRequest;
+    const context = await readContext(input);
+    if (!context) return statusReply(404, NOT_FOUND);
+    if (context.earlier) return statusReply(200, JSON.stringify({ data: context.earlier.payment }));
+    if (!context.debtorLive) return statusReply(404, NOT_FOUND);
+    const at = new Date().toISOString();
+    const derived = context.debtCurrencies.length === 1 ? context.debtCurrencies[0] : context.identityCurrency[0];
+    const payment: PaymentView = {
+      id: newId('pay'),
+      externalId: input.externalId,
+      portfolioId: input.portfolioId,
+      debtorId: input.debtorId,
+      debtId: null,
+      promiseId: null,
+      amount: input.amount,
+      currency: input.currency ?? derived,
+      paymentDate: input.paymentDate,
+      paymentMethod: DEFAULT_PAYMENT_METHOD,
+      reference: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const emits = !context.event.demo && context.event.organizationStatus === 'active';
+    const event = emits ? { id: newId('evt'), organizationId: context.organizationId, livemode: !context.event.sandbox, requestId: null } : null;
+    const [row] = await prepared<{ inserted: number }>(insertPaymentSql({ payment, currencyDerived: !input.currency, source: 'api', event }));
+    if (row.inserted === 1) return statusReply(201, JSON.stringify({ data: payment }));
+    // A parallel first attempt with the same externalId committed meanwhile.
+    const now = await readContext(input);
+    return now?.earlier ? statusReply(200, JSON.stringify({ data: now.earlier.payment })) : statusReply(500, '{"error":{"code":"internal_error"}}');
+  };
+
+  const nc = await connect({ servers: [env(BaselineEnv.natsUrl)], name: 'bare-write-service', noAsyncTraces: true });
+  nc.subscribe(subjects(env(BaselineEnv.subjectPrefix)).registerPayment, {
+    queue: WRITE_QUEUE_GROUP,
+    callback: (err, msg) => {
+      if (err) return;
+      void register(msg.string()).then(
+        (reply) => msg.respond(reply),
+        (error: unknown) => {
+          process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+          msg.respond(EMPTY_REPLY);
+        },
+      );
+    },
+  });
+
+  await nc.flush();
+  process.stdout.write(`${JSON.stringify({ msg: 'bare-write-service ready' })}\n`);
+
+  const stop = () => void nc.drain().then(() => pool.end()).finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
