@@ -2,8 +2,8 @@
  * The baseline's edge (bench/read-baseline.bench.ts, bench/writes.bench.ts): Fastify, the project's
  * version, and nothing else — no Nest, no auth, no rate limit, no validation, no logging. Each route
  * does one NATS request (nats.js `request()`, with `noAsyncTraces` as the project's NatsBus) and
- * sends the reply's bytes as they came; `POST /public/v1/payments` forwards the raw body and answers
- * with the status the service put in its reply. Started by the bench as
+ * sends the reply's bytes as they came; `POST /public/v1/payments` and the operator's promise and call
+ * intake forward the raw body and answer with the status the service put in its reply. Started by the bench as
  * `node dist/bench/baseline/bare-gateway.js`.
  */
 import Fastify from 'fastify';
@@ -54,6 +54,16 @@ async function main(): Promise<void> {
       if (!answer) return reply.status(500).type(JSON_TYPE).send(FAILED);
       return reply.status(answer.status).type(JSON_TYPE).send(answer.body);
     });
+    // Operator intake: an IntakeRequest, the body's bytes spliced in as they came.
+    for (const [path, subjectOf] of [['promises', subject.createPromise], ['calls', subject.createCall]] as const) {
+      scope.post(`/operator/v1/portfolios/:id/${path}`, async (request, reply) => {
+        const head = Buffer.from(`{"portfolioId":${JSON.stringify((request.params as { id: string }).id)},"body":`, 'utf8');
+        const message = Buffer.concat([head, request.body as Buffer, Buffer.from('}')]);
+        const answer = readStatusReply((await nc.request(subjectOf, message, { timeout })).data);
+        if (!answer) return reply.status(500).type(JSON_TYPE).send(FAILED);
+        return reply.status(answer.status).type(JSON_TYPE).send(answer.body);
+      });
+    }
   });
 
   await app.listen({ host: '127.0.0.1', port: Number(env(BaselineEnv.port, '0')) });

@@ -1,25 +1,34 @@
 /**
  * The write baseline's service (bench/writes.bench.ts): a plain NATS responder (queue group, own
- * subject prefix) registering a payment with api-core's own two statements, built by its own
- * builders imported directly — `paymentContextSql` (the read every rule decides on, with the reach
- * condition `reachablePortfolioSql` writes for the AuthContext in BARE_AUTH) and `insertPaymentSql`
- * (the payment and its outbox row in one statement) — run through `pg` as named prepared statements
- * named as Database.prepared names them, on a pool of api-core's default size, with no transaction.
- * The view, its derived currency and the event are built as RegisterPaymentUseCase builds them.
- * No auth, rate limit, validation, logging or retry comparison: an earlier payment under the
- * externalId is answered as it is (200). Bodies of the bench's shape only: no debtId, method or reference.
+ * subject prefix) running api-core's own statements, built by its own builders imported directly,
+ * through `pg` as named prepared statements (named as Database.prepared names them) on a pool of
+ * api-core's default size, with no transaction:
+ * - a payment: `paymentContextSql` (every rule's input, with the reach condition
+ *   `reachablePortfolioSql` writes for the AuthContext in BARE_AUTH), then `insertPaymentSql` (the
+ *   payment and its outbox row in one statement); view, derived currency and event built as
+ *   RegisterPaymentUseCase builds them; an earlier payment under the externalId is answered as it is (200);
+ * - the operator's promise and call: `promiseContextSql` / `callContextSql`, then `insertPromiseSql` /
+ *   `insertCallSql`.
+ * No auth, rate limit, validation, logging or retry comparison. Bodies of the bench's shapes only
+ * (no debtId, method, reference, call id or campaign).
  */
-import { AuthContext, DEFAULT_PAYMENT_METHOD, PaymentView, RegisterPaymentDto } from '@dc/contracts';
+import { AuthContext, CreateCallDto, CreatePromiseDto, DEFAULT_PAYMENT_METHOD, PaymentView, PromiseView, RegisterPaymentDto } from '@dc/contracts';
 import { newId, Prisma } from '@dc/database';
 import { createHash } from 'node:crypto';
 import { connect } from 'nats';
 import { Pool, QueryResultRow } from 'pg';
+import { callContextSql, CallRow, insertCallSql, toCallView } from '../../apps/api-core/src/calls/calls.repository';
 import { insertPaymentSql, paymentContextOf, paymentContextSql } from '../../apps/api-core/src/payments/payments.repository';
+import { insertPromiseSql, promiseContextSql } from '../../apps/api-core/src/promises/promises.repository';
 import { reachablePortfolioSql } from '../../apps/api-core/src/reach/reach.repository';
-import { BaselineEnv, EMPTY_REPLY, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
+import { BaselineEnv, EMPTY_REPLY, IntakeRequest, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
 
 type PaymentRequest = Pick<RegisterPaymentDto, 'portfolioId' | 'debtorId' | 'amount' | 'currency' | 'paymentDate' | 'externalId'>;
 type ContextRow = Parameters<typeof paymentContextOf>[0];
+/** The intakes' context rows, as their statements return them. */
+type EventSourceRow = { organizationId: string; demo: boolean; organizationStatus: string; sandbox: boolean; debtorLive: boolean };
+type PromiseContextRow = EventSourceRow & { identityCurrency: string[] };
+type CallContextRow = EventSourceRow;
 
 const NOT_FOUND = '{"error":{"code":"not_found"}}';
 
@@ -77,20 +86,49 @@ async function main(): Promise<void> {
     return now?.earlier ? statusReply(200, JSON.stringify({ data: now.earlier.payment })) : statusReply(500, '{"error":{"code":"internal_error"}}');
   };
 
+  /** The operator's promise intake: promiseContextSql, then insertPromiseSql (the bench's bodies: no debt, call or currency). */
+  const createPromise = async (text: string): Promise<Buffer> => {
+    const { portfolioId, body } = JSON.parse(text) as IntakeRequest & { body: CreatePromiseDto };
+    const [context] = await prepared<PromiseContextRow>(promiseContextSql(portfolioId, body.debtorId, null, null));
+    if (!context?.debtorLive) return statusReply(404, NOT_FOUND);
+    const at = new Date().toISOString();
+    const promise: PromiseView = {
+      id: newId('prm'), portfolioId, debtorId: body.debtorId, debtId: null, callId: null, amount: body.amount,
+      currency: body.currency ?? context.identityCurrency[0], promiseDate: body.promiseDate, status: 'pending',
+      paymentId: null, fulfillmentDate: null, createdAt: at, updatedAt: at,
+    };
+    const emits = !context.demo && context.organizationStatus === 'active';
+    await prepared(insertPromiseSql(promise, emits ? { id: newId('evt'), organizationId: context.organizationId, livemode: !context.sandbox, requestId: null } : null));
+    return statusReply(201, JSON.stringify({ data: promise }));
+  };
+
+  /** The operator's call intake: callContextSql, then insertCallSql (the bench's bodies: not completed, so no event). */
+  const createCall = async (text: string): Promise<Buffer> => {
+    const { portfolioId, body } = JSON.parse(text) as IntakeRequest & { body: CreateCallDto };
+    const [context] = await prepared<CallContextRow>(callContextSql(portfolioId, body.debtorId, null));
+    if (!context?.debtorLive) return statusReply(404, NOT_FOUND);
+    const call = { portfolioId, debtorId: body.debtorId, direction: body.direction, status: body.status, fromNumber: body.fromNumber, toNumber: body.toNumber };
+    const [row] = await prepared<CallRow>(insertCallSql(call, newId('call'), new Date().toISOString(), null));
+    return statusReply(201, JSON.stringify({ data: toCallView(row) }));
+  };
+
   const nc = await connect({ servers: [env(BaselineEnv.natsUrl)], name: 'bare-write-service', noAsyncTraces: true });
-  nc.subscribe(subjects(env(BaselineEnv.subjectPrefix)).registerPayment, {
-    queue: WRITE_QUEUE_GROUP,
-    callback: (err, msg) => {
-      if (err) return;
-      void register(msg.string()).then(
-        (reply) => msg.respond(reply),
-        (error: unknown) => {
-          process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-          msg.respond(EMPTY_REPLY);
-        },
-      );
-    },
-  });
+  const subject = subjects(env(BaselineEnv.subjectPrefix));
+  for (const [name, handle] of [[subject.registerPayment, register], [subject.createPromise, createPromise], [subject.createCall, createCall]] as const) {
+    nc.subscribe(name, {
+      queue: WRITE_QUEUE_GROUP,
+      callback: (err, msg) => {
+        if (err) return;
+        void handle(msg.string()).then(
+          (reply) => msg.respond(reply),
+          (error: unknown) => {
+            process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+            msg.respond(EMPTY_REPLY);
+          },
+        );
+      },
+    });
+  }
 
   await nc.flush();
   process.stdout.write(`${JSON.stringify({ msg: 'bare-write-service ready' })}\n`);

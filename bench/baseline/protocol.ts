@@ -32,7 +32,16 @@ export const subjects = (prefix: string) => ({
   me: `${prefix}.me`,
   /** POST /public/v1/payments: the raw JSON body; answered with a StatusReply. */
   registerPayment: `${prefix}.payments.register`,
+  /** POST /operator/v1/portfolios/{id}/promises and /calls: an IntakeRequest; answered with a StatusReply. */
+  createPromise: `${prefix}.promises.create`,
+  createCall: `${prefix}.calls.create`,
 });
+
+/** bare-gateway → bare-write-service for an operator intake: the path's portfolio and the raw JSON body. */
+export interface IntakeRequest {
+  portfolioId: string;
+  body: unknown;
+}
 
 /** bare-gateway → bare-pg-service for a list page: the query string's values, unvalidated. */
 export interface ListRequest {

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView } from '@dc/contracts';
+import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import type { EventEmission } from '../outbox/events.service';
+import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
+import { liveDebtorColumn } from '../shared/lookups.repository';
 import { callAnalysisView } from './call-analysis';
 
 export interface CallListFilter {
@@ -45,7 +48,7 @@ export interface LockedCall {
 
 /** A call as its SQL returns it: the list item with Date timestamps, and the stored analysis JSON. */
 type CallItemRow = Stored<CallListItemView, 'connectedAt' | 'metricsStartTime' | 'metricsEndTime' | 'createdAt' | 'updatedAt'>;
-type CallRow = CallItemRow & { analysis: unknown };
+export type CallRow = CallItemRow & { analysis: unknown };
 
 /** calls columns named as CallListItemView's fields, in its order. Lists never read `analysis`. */
 const LIST_COLUMNS = Prisma.sql`
@@ -72,7 +75,8 @@ function analysisJson(analysis: CallAnalysisDto | null | undefined): string | nu
   return analysis ? JSON.stringify({ ...analysis }) : null;
 }
 
-function toCallView(row: CallRow): CallView {
+/** A call's row as the API shows it. */
+export function toCallView(row: CallRow): CallView {
   return { ...isoDates(row), analysis: callAnalysisView(row.analysis) };
 }
 
@@ -112,6 +116,65 @@ export function callByIdSql(auth: AuthContext, id: string): Prisma.Sql {
     WHERE c.id = ${id} AND ${reachablePortfolioSql(auth)}`;
 }
 
+/** What a call's intake decides on, read in one statement (callContextSql). */
+export interface CallContext {
+  organizationId: string;
+  event: EventSource;
+  debtorLive: boolean;
+  /** The named campaign is one of the portfolio's (false when none is named). */
+  campaignFound: boolean;
+}
+
+type CallContextRow = Omit<CallContext, 'event'> & EventSource;
+
+/** The intake's read: the portfolio (any: the operator's), its event source, the debtor and the campaign, in one row. */
+export function callContextSql(portfolioId: string, debtorId: string, campaignId: string | null): Prisma.Sql {
+  return Prisma.sql`
+    SELECT p.organization_id AS "organizationId", ${EVENT_SOURCE_COLUMNS}, ${liveDebtorColumn(debtorId)},
+      EXISTS (SELECT 1 FROM campaigns cp WHERE cp.id = ${campaignId}::text AND cp.portfolio_id = p.id) AS "campaignFound"
+    FROM portfolios p
+    JOIN organizations o ON o.id = p.organization_id
+    WHERE p.id = ${portfolioId}`;
+}
+
+/** A new call's list item: what call.completed carries, known before the insert (its timestamps at ms, as stored). */
+function newCallItem(id: string, call: NewCall, at: string): CallListItemView {
+  const iso = (value: Date | null | undefined) => value?.toISOString() ?? null;
+  return {
+    id,
+    portfolioId: call.portfolioId,
+    debtorId: call.debtorId,
+    campaignId: call.campaignId ?? null,
+    direction: call.direction,
+    status: call.status,
+    fromNumber: call.fromNumber ?? null,
+    toNumber: call.toNumber ?? null,
+    connectedAt: iso(call.connectedAt),
+    effectiveDurationSec: call.effectiveDurationSec ?? null,
+    metricsStartTime: iso(call.metricsStartTime),
+    metricsEndTime: iso(call.metricsEndTime),
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * The intake's write, one statement: the call and, when `event` is given (a call created completed,
+ * in a portfolio that emits events), its call.completed outbox row carrying the list item.
+ */
+export function insertCallSql(call: NewCall, id: string, at: string, event: (EventEmission & { id: string }) | null): Prisma.Sql {
+  const insert = Prisma.sql`
+    INSERT INTO calls AS c (id, portfolio_id, debtor_id, campaign_id, direction, status, from_number, to_number, connected_at,
+      effective_duration_sec, metrics_start_time, metrics_end_time, analysis, created_at, updated_at)
+    VALUES (${id}, ${call.portfolioId}, ${call.debtorId}, ${call.campaignId ?? null}, ${call.direction}, ${call.status},
+      ${call.fromNumber ?? null}, ${call.toNumber ?? null}, ${call.connectedAt ?? null}, ${call.effectiveDurationSec ?? null},
+      ${call.metricsStartTime ?? null}, ${call.metricsEndTime ?? null}, ${analysisJson(call.analysis)}::jsonb, ${at}::timestamptz, ${at}::timestamptz)
+    RETURNING ${CALL_COLUMNS}`;
+  if (!event) return insert;
+  const outbox = outboxRowFromSql(Prisma.sql`created`, { ...event, portfolioId: call.portfolioId, type: WebhookEventType.CallCompleted, payload: newCallItem(id, call, at) });
+  return Prisma.sql`WITH created AS (${insert}), event AS (${outbox}) SELECT * FROM created`;
+}
+
 /** The only code that touches Prisma/SQL for calls. */
 @Injectable()
 export class CallsRepository {
@@ -131,16 +194,17 @@ export class CallsRepository {
     return (await tx.campaign.findFirst({ where: { id: campaignId, portfolioId }, select: { id: true } })) !== null;
   }
 
-  /** Fields not given are null; both timestamps are the time of the write. */
-  async insert(tx: Tx, call: NewCall): Promise<CallView> {
-    const now = new Date();
-    const [row] = await tx.$queryRaw<CallRow[]>`
-      INSERT INTO calls AS c (id, portfolio_id, debtor_id, campaign_id, direction, status, from_number, to_number, connected_at,
-        effective_duration_sec, metrics_start_time, metrics_end_time, analysis, created_at, updated_at)
-      VALUES (${newId('call')}, ${call.portfolioId}, ${call.debtorId}, ${call.campaignId ?? null}, ${call.direction}, ${call.status},
-        ${call.fromNumber ?? null}, ${call.toNumber ?? null}, ${call.connectedAt ?? null}, ${call.effectiveDurationSec ?? null},
-        ${call.metricsStartTime ?? null}, ${call.metricsEndTime ?? null}, ${analysisJson(call.analysis)}::jsonb, ${now}, ${now})
-      RETURNING ${CALL_COLUMNS}`;
+  /** The intake's read (callContextSql); null when the portfolio does not exist. */
+  async context(portfolioId: string, debtorId: string, campaignId: string | null): Promise<CallContext | null> {
+    const [row] = await this.db.prepared<CallContextRow>(callContextSql(portfolioId, debtorId, campaignId));
+    if (!row) return null;
+    const { demo, organizationStatus, sandbox, ...context } = row;
+    return { ...context, event: { demo, organizationStatus, sandbox } };
+  }
+
+  /** A new call (insertCallSql): fields not given are null, both timestamps the time of the write. */
+  async insert(call: NewCall, event: EventEmission | null): Promise<CallView> {
+    const [row] = await this.db.prepared<CallRow>(insertCallSql(call, newId('call'), new Date().toISOString(), event && { id: newId('evt'), ...event }));
     return toCallView(row);
   }
 

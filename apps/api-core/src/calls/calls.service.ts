@@ -3,8 +3,7 @@ import {
   AppError, AuthContext, CallListItemView, CallView, CreateCallDto, ListBody, ListCallsQueryDto, UpdateCallDto, WebhookEventType,
 } from '@dc/contracts';
 import type { Transactions, Tx } from '@dc/database';
-import { EventsService } from '../outbox/events.service';
-import { LookupsRepository } from '../shared/lookups.repository';
+import { eventEmission, EventsService } from '../outbox/events.service';
 import { pageOf } from '../shared/page';
 import { TRANSACTIONS } from '../tokens';
 import { assertCallStatusChange, completesCall } from './call-status';
@@ -42,7 +41,6 @@ function listItemOf(call: CallView): CallListItemView {
 export class CallsService {
   constructor(
     private readonly calls: CallsRepository,
-    private readonly lookups: LookupsRepository,
     private readonly events: EventsService,
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
@@ -68,17 +66,17 @@ export class CallsService {
     return call;
   }
 
-  /** A call created already completed emits call.completed in the same transaction. */
+  /**
+   * One read of what the rules decide on, one statement that writes the call and, for a call created
+   * already completed, its call.completed event.
+   */
   async create(portfolioId: string, body: CreateCallDto): Promise<CallView> {
-    const portfolio = await this.lookups.findPortfolio(portfolioId);
-    if (!portfolio) throw AppError.notFound('portfolio');
-    return this.transactions.transaction(async (tx) => {
-      if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, body.debtorId))) throw AppError.notFound('debtor');
-      await this.checkCampaign(tx, portfolio.id, body.campaignId);
-      const created = await this.calls.insert(tx, { ...changesOf(body), portfolioId: portfolio.id, debtorId: body.debtorId, direction: body.direction, status: body.status });
-      if (completesCall(null, created.status)) await this.emitCompleted(tx, portfolio.organizationId, created);
-      return created;
-    });
+    const context = await this.calls.context(portfolioId, body.debtorId, body.campaignId ?? null);
+    if (!context) throw AppError.notFound('portfolio');
+    if (!context.debtorLive) throw AppError.notFound('debtor');
+    if (body.campaignId && !context.campaignFound) throw AppError.notFound('campaign');
+    const event = completesCall(null, body.status) ? eventEmission(context.event, context.organizationId) : null;
+    return this.calls.insert({ ...changesOf(body), portfolioId, debtorId: body.debtorId, direction: body.direction, status: body.status }, event);
   }
 
   /** The change to completed emits call.completed; a final call never changes status again. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookEventType } from '@dc/contracts';
 import type { Tx } from '@dc/database';
+import { currentRequestId } from '@dc/observability';
 import { EventSource, OutboxRepository } from './outbox.repository';
 
 export interface DomainEvent {
@@ -17,6 +18,18 @@ export interface DomainEvent {
  */
 export function emitsEvents(source: EventSource | null): source is EventSource {
   return source !== null && !source.demo && source.organizationStatus === 'active';
+}
+
+/** How an event whose change writes it in its own statement is recorded; null when its source emits nothing (as in EventsService.record). */
+export interface EventEmission {
+  organizationId: string;
+  livemode: boolean;
+  requestId: string | null;
+}
+
+export function eventEmission(source: EventSource, organizationId: string): EventEmission | null {
+  if (!emitsEvents(source)) return null;
+  return { organizationId, livemode: !source.sandbox, requestId: currentRequestId() ?? null };
 }
 
 /**

@@ -18,6 +18,32 @@ export interface OutboxRow {
   payload: unknown;
 }
 
+/**
+ * The event source of portfolio `p` as columns (EventSource's fields), for a statement that reads
+ * `portfolios p JOIN organizations o ON o.id = p.organization_id`.
+ */
+export const EVENT_SOURCE_COLUMNS = Prisma.sql`p.demo, o.status AS "organizationStatus", o.sandbox`;
+
+/** An outbox row written by the statement of its change (outboxRowFromSql). */
+export interface OutboxInsert extends OutboxRow {
+  id: string;
+  requestId: string | null;
+}
+
+/**
+ * `INSERT INTO outbox_events … SELECT … FROM <source>`, for a CTE of the statement that writes the
+ * change: one row per row the change's own CTE (`source`) returns, so the event exists exactly when
+ * the change does, without a transaction around them. The payload is the JSON text as
+ * JSON.stringify writes it (the column keeps it byte for byte).
+ */
+export function outboxRowFromSql(source: Prisma.Sql, event: OutboxInsert): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, request_id)
+    SELECT ${event.id}::text, ${event.organizationId}::text, ${event.portfolioId}::text, ${event.type}::text,
+      ${event.livemode}::boolean, ${JSON.stringify(event.payload)}::json, ${event.requestId}::text
+    FROM ${source}`;
+}
+
 /** The SQL of `outbox_events`; which events are written is decided by EventsService. */
 @Injectable()
 export class OutboxRepository {

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, PaymentSource, PaymentView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
 import type { QueryResultRow } from 'pg';
-import type { EventSource } from '../outbox/outbox.repository';
+import type { EventEmission } from '../outbox/events.service';
+import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
+import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
 
 /** A stored payment as a retry compares it: the view, and whether its currency was derived. */
 export interface StoredPayment {
@@ -73,8 +75,8 @@ export interface PaymentInsert {
   payment: PaymentView;
   currencyDerived: boolean;
   source: PaymentSource;
-  /** Its payment.registered outbox row; null when the portfolio emits no events. */
-  event: { id: string; organizationId: string; livemode: boolean; requestId: string | null } | null;
+  /** Its payment.registered outbox row (its id, and how eventEmission says to record it); null when the portfolio emits no events. */
+  event: (EventEmission & { id: string }) | null;
 }
 
 /** A payment to register, before its id and its event's id are chosen (PaymentsRepository.insert). */
@@ -83,7 +85,7 @@ export interface PaymentDraft {
   payment: Omit<PaymentView, 'id'>;
   currencyDerived: boolean;
   source: PaymentSource;
-  event: Omit<NonNullable<PaymentInsert['event']>, 'id'> | null;
+  event: EventEmission | null;
 }
 
 /** paymentContextSql's row: the context's fields, then the earlier payment's columns (all null without one). */
@@ -102,9 +104,8 @@ export type PaymentContextRow = Omit<PaymentContext, 'event' | 'earlier'> & {
 export function paymentContextSql(portfolioId: string, reach: Prisma.Sql | null, debtorId: string, debtId: string | null, externalId: string | null): Prisma.Sql {
   return Prisma.sql`
     SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency",
-      p.demo, o.status AS "organizationStatus", o.sandbox,
-      EXISTS (SELECT 1 FROM debtors d WHERE d.id = ${debtorId} AND d.portfolio_id = p.id AND d.deleted_at IS NULL AND d.erased_at IS NULL) AS "debtorLive",
-      (SELECT dt.currency FROM debts dt WHERE dt.id = ${debtId}::text AND dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL) AS "debtCurrency",
+      ${EVENT_SOURCE_COLUMNS},
+      ${liveDebtorColumn(debtorId)}, ${liveDebtCurrencyColumn(debtorId, debtId)},
       ARRAY(SELECT DISTINCT dt.currency FROM debts dt WHERE dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL ORDER BY 1 LIMIT 2) AS "debtCurrencies",
       ${PAYMENT_COLUMNS}, pay.currency_derived AS "currencyDerived"
     FROM portfolios p
@@ -129,14 +130,8 @@ export function insertPaymentSql({ payment, currencyDerived, source, event }: Pa
     ON CONFLICT DO NOTHING
     RETURNING id`;
   if (!event) return Prisma.sql`WITH pay AS (${insert}) SELECT count(*)::int AS inserted FROM pay`;
-  return Prisma.sql`
-    WITH pay AS (${insert}),
-    event AS (
-      INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, request_id)
-      SELECT ${event.id}::text, ${event.organizationId}::text, ${payment.portfolioId}::text, ${WebhookEventType.PaymentRegistered}::text,
-        ${event.livemode}::boolean, ${JSON.stringify(payment)}::json, ${event.requestId}::text
-      FROM pay)
-    SELECT count(*)::int AS inserted FROM pay`;
+  const outbox = outboxRowFromSql(Prisma.sql`pay`, { ...event, portfolioId: payment.portfolioId, type: WebhookEventType.PaymentRegistered, payload: payment });
+  return Prisma.sql`WITH pay AS (${insert}), event AS (${outbox}) SELECT count(*)::int AS inserted FROM pay`;
 }
 
 /** The context as the use case reads it. */
@@ -159,10 +154,12 @@ export class PaymentsRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * The registration's read (paymentContextSql); null when the portfolio is missing or out of reach.
-   * On the pool as a prepared statement, or in the caller's transaction (`tx`).
+   * The registration's read (paymentContextSql); null when the portfolio is missing or outside the
+   * reach of `auth` (a key's registration; null: any portfolio). On the pool as a prepared
+   * statement, or in the caller's transaction (`tx`).
    */
-  async context(tx: Tx | null, portfolioId: string, reach: Prisma.Sql | null, debtorId: string, debtId: string | null, externalId: string | null): Promise<PaymentContext | null> {
+  async context(tx: Tx | null, portfolioId: string, auth: AuthContext | null, debtorId: string, debtId: string | null, externalId: string | null): Promise<PaymentContext | null> {
+    const reach = auth ? reachablePortfolioSql(auth) : null;
     const [row] = await this.rows<PaymentContextRow>(tx, paymentContextSql(portfolioId, reach, debtorId, debtId, externalId));
     return row ? paymentContextOf(row) : null;
   }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, AuthContext, DEFAULT_PAYMENT_METHOD, ErrorCode, isIso4217, PaymentMethod, PaymentSource, PaymentView } from '@dc/contracts';
 import type { Tx } from '@dc/database';
-import { currentRequestId } from '@dc/observability';
-import { emitsEvents } from '../outbox/events.service';
-import { reachablePortfolioSql } from '../reach/reach.repository';
+import { eventEmission } from '../outbox/events.service';
 import { PaymentContext, PaymentsRepository, StoredPayment } from './payments.repository';
 
 export interface RegisterPaymentCommand {
@@ -76,7 +74,7 @@ export class RegisterPaymentUseCase {
       createdAt: at,
       updatedAt: at,
     };
-    const event = emitsEvents(context.event) ? { organizationId: context.organizationId, livemode: !context.event.sandbox, requestId: currentRequestId() ?? null } : null;
+    const event = eventEmission(context.event, context.organizationId);
     const payment = await this.payments.insert(tx, { payment: draft, currencyDerived: !command.currency, source: command.source, event });
     if (payment) return { payment, created: true };
 
@@ -87,8 +85,7 @@ export class RegisterPaymentUseCase {
   }
 
   private async readContext(tx: Tx | null, command: RegisterPaymentCommand): Promise<PaymentContext> {
-    const reach = command.auth ? reachablePortfolioSql(command.auth) : null;
-    const context = await this.payments.context(tx, command.portfolioId, reach, command.debtorId, command.debtId ?? null, command.externalId ?? null);
+    const context = await this.payments.context(tx, command.portfolioId, command.auth ?? null, command.debtorId, command.debtId ?? null, command.externalId ?? null);
     if (!context) throw AppError.notFound('portfolio');
     return context;
   }

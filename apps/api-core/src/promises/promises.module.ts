@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { OutboxModule } from '../outbox/outbox.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { PromisesHandlers } from './promises.handlers';
 import { PromisesRepository } from './promises.repository';
 import { PromisesService } from './promises.service';
 
 @Module({
-  imports: [OutboxModule, PaymentsModule],
+  imports: [PaymentsModule],
   controllers: [PromisesHandlers],
   providers: [PromisesService, PromisesRepository],
 })

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext, PromiseStatus, PromiseView } from '@dc/contracts';
+import { AuthContext, PromiseStatus, PromiseView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import type { EventEmission } from '../outbox/events.service';
+import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
+import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
 
 export interface PromiseListFilter {
   portfolioId?: string;
@@ -9,14 +12,44 @@ export interface PromiseListFilter {
   statuses?: string[];
 }
 
-export interface NewPromise {
-  portfolioId: string;
-  debtorId: string;
-  debtId: string | null;
-  callId: string | null;
-  amount: number;
-  currency: string;
-  promiseDate: string;
+/** What a promise's intake decides on, read in one statement (promiseContextSql). */
+export interface PromiseContext {
+  organizationId: string;
+  identityCurrency: string[];
+  event: EventSource;
+  debtorLive: boolean;
+  /** The named debt's currency when it is a live debt of the debtor; null when not named or not found. */
+  debtCurrency: string | null;
+  /** The named call is one of the debtor's in the portfolio (false when none is named). */
+  callFound: boolean;
+}
+
+type PromiseContextRow = Omit<PromiseContext, 'event'> & EventSource;
+
+/** The intake's read: the portfolio (any: the operator's), its event source, the debtor, the debt and the call, in one row. */
+export function promiseContextSql(portfolioId: string, debtorId: string, debtId: string | null, callId: string | null): Prisma.Sql {
+  return Prisma.sql`
+    SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency", ${EVENT_SOURCE_COLUMNS},
+      ${liveDebtorColumn(debtorId)}, ${liveDebtCurrencyColumn(debtorId, debtId)},
+      EXISTS (SELECT 1 FROM calls cl WHERE cl.id = ${callId}::text AND cl.portfolio_id = p.id AND cl.debtor_id = ${debtorId}) AS "callFound"
+    FROM portfolios p
+    JOIN organizations o ON o.id = p.organization_id
+    WHERE p.id = ${portfolioId}`;
+}
+
+/**
+ * The intake's write, one statement: the promise and, when the portfolio emits events, its
+ * promise.created outbox row, whose payload is the view's JSON text as the API answers it.
+ */
+export function insertPromiseSql(promise: PromiseView, event: (EventEmission & { id: string }) | null): Prisma.Sql {
+  const insert = Prisma.sql`
+    INSERT INTO promises (id, portfolio_id, debtor_id, debt_id, call_id, amount, currency, promise_date, status, created_at, updated_at)
+    VALUES (${promise.id}, ${promise.portfolioId}, ${promise.debtorId}, ${promise.debtId}, ${promise.callId}, ${promise.amount},
+      ${promise.currency}, ${promise.promiseDate}, ${promise.status}, ${promise.createdAt}::timestamptz, ${promise.updatedAt}::timestamptz)
+    RETURNING id`;
+  if (!event) return insert;
+  const outbox = outboxRowFromSql(Prisma.sql`created`, { ...event, portfolioId: promise.portfolioId, type: WebhookEventType.PromiseCreated, payload: promise });
+  return Prisma.sql`WITH created AS (${insert}), event AS (${outbox}) SELECT id FROM created`;
 }
 
 /** The promise being moved, locked for the rest of the transaction, with its organization. */
@@ -59,20 +92,19 @@ export class PromisesRepository {
     return keysetRows((await this.db.prepared<PromiseRow>(promisesPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
-  /** A call of that debtor in that portfolio. */
-  async callExists(tx: Tx, portfolioId: string, debtorId: string, callId: string): Promise<boolean> {
-    return (await tx.call.findFirst({ where: { id: callId, portfolioId, debtorId }, select: { id: true } })) !== null;
+  /** The intake's read (promiseContextSql); null when the portfolio does not exist. */
+  async context(portfolioId: string, debtorId: string, debtId: string | null, callId: string | null): Promise<PromiseContext | null> {
+    const [row] = await this.db.prepared<PromiseContextRow>(promiseContextSql(portfolioId, debtorId, debtId, callId));
+    if (!row) return null;
+    const { demo, organizationStatus, sandbox, ...context } = row;
+    return { ...context, event: { demo, organizationStatus, sandbox } };
   }
 
-  /** A new pending promise; both timestamps are the time of the write. */
-  async insert(tx: Tx, promise: NewPromise): Promise<PromiseView> {
-    const now = new Date();
-    const [row] = await tx.$queryRaw<PromiseRow[]>`
-      INSERT INTO promises AS pr (id, portfolio_id, debtor_id, debt_id, call_id, amount, currency, promise_date, status, created_at, updated_at)
-      VALUES (${newId('prm')}, ${promise.portfolioId}, ${promise.debtorId}, ${promise.debtId}, ${promise.callId}, ${promise.amount},
-        ${promise.currency}, ${promise.promiseDate}, 'pending', ${now}, ${now})
-      RETURNING ${COLUMNS}`;
-    return isoDates(row);
+  /** A new promise (insertPromiseSql), its id and its event's chosen here. */
+  async insert(draft: Omit<PromiseView, 'id'>, event: EventEmission | null): Promise<PromiseView> {
+    const promise: PromiseView = { id: newId('prm'), ...draft };
+    await this.db.prepared(insertPromiseSql(promise, event && { id: newId('evt'), ...event }));
+    return promise;
   }
 
   /** Locks the promise (SELECT … FOR UPDATE) so two moves of one promise cannot both succeed. */

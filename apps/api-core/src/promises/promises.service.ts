@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AppError, AuthContext, CreatePromiseDto, FulfilledPromiseView, FulfilPromiseDto, ListBody, ListPromisesQueryDto, PromiseView,
-  SetPromiseStatusDto, WebhookEventType,
+  SetPromiseStatusDto,
 } from '@dc/contracts';
 import type { Transactions } from '@dc/database';
-import { EventsService } from '../outbox/events.service';
+import { eventEmission } from '../outbox/events.service';
 import { RegisterPaymentUseCase } from '../payments/register-payment.usecase';
-import { LookupsRepository } from '../shared/lookups.repository';
 import { pageOf } from '../shared/page';
 import { TRANSACTIONS } from '../tokens';
 import { assertPromiseMove } from './promise-status';
@@ -23,8 +22,6 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
 export class PromisesService {
   constructor(
     private readonly promises: PromisesRepository,
-    private readonly lookups: LookupsRepository,
-    private readonly events: EventsService,
     private readonly registerPayment: RegisterPaymentUseCase,
     @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
@@ -36,30 +33,33 @@ export class PromisesService {
   }
 
   /**
-   * A new pending promise and its promise.created event, in one transaction. The debt and the call,
-   * when named, must be the debtor's; the currency defaults to the debt's, then the portfolio's main one.
+   * A new pending promise and its promise.created event, written by one statement after one read of
+   * what the rules decide on. The debt and the call, when named, must be the debtor's; the currency
+   * defaults to the debt's, then the portfolio's main one.
    */
-  create(portfolioId: string, body: CreatePromiseDto): Promise<PromiseView> {
-    return this.transactions.transaction(async (tx) => {
-      const portfolio = await this.lookups.findPortfolio(portfolioId, tx);
-      if (!portfolio) throw AppError.notFound('portfolio');
-      if (!(await this.lookups.liveDebtorExists(tx, portfolio.id, body.debtorId))) throw AppError.notFound('debtor');
-      const debt = body.debtId ? await this.lookups.findLiveDebt(tx, portfolio.id, body.debtorId, body.debtId) : null;
-      if (body.debtId && !debt) throw AppError.notFound('debt');
-      if (body.callId && !(await this.promises.callExists(tx, portfolio.id, body.debtorId, body.callId))) throw AppError.notFound('call');
-      const currency = body.currency ?? debt?.currency ?? portfolio.identityCurrency[0];
-      const promise = await this.promises.insert(tx, {
-        portfolioId: portfolio.id,
-        debtorId: body.debtorId,
-        debtId: debt?.id ?? null,
-        callId: body.callId ?? null,
-        amount: body.amount,
-        currency,
-        promiseDate: body.promiseDate,
-      });
-      await this.events.record(tx, { organizationId: portfolio.organizationId, portfolioId: portfolio.id, type: WebhookEventType.PromiseCreated, payload: promise });
-      return promise;
-    });
+  async create(portfolioId: string, body: CreatePromiseDto): Promise<PromiseView> {
+    const context = await this.promises.context(portfolioId, body.debtorId, body.debtId ?? null, body.callId ?? null);
+    if (!context) throw AppError.notFound('portfolio');
+    if (!context.debtorLive) throw AppError.notFound('debtor');
+    if (body.debtId && context.debtCurrency === null) throw AppError.notFound('debt');
+    if (body.callId && !context.callFound) throw AppError.notFound('call');
+    const at = new Date().toISOString();
+    // The view's fields after its id, in the order the API answers them (the event's payload is the same text).
+    const draft = {
+      portfolioId,
+      debtorId: body.debtorId,
+      debtId: body.debtId ?? null,
+      callId: body.callId ?? null,
+      amount: body.amount,
+      currency: body.currency ?? context.debtCurrency ?? context.identityCurrency[0],
+      promiseDate: body.promiseDate,
+      status: 'pending',
+      paymentId: null,
+      fulfillmentDate: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    return this.promises.insert(draft, eventEmission(context.event, context.organizationId));
   }
 
   /** pending → partial | broken | cancelled; from any other status 409 invalid_state_transition. */

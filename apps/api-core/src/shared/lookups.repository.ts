@@ -13,8 +13,22 @@ export interface IntakePortfolio {
 const INTAKE_PORTFOLIO = { id: true, organizationId: true, identityCurrency: true } as const;
 
 /**
+ * Columns of a single-row read on `portfolios p` that check what an intake names, so a write reads
+ * all it decides on in one statement: `debtorLive`, whether the debtor is a live (neither deleted
+ * nor erased) debtor of the portfolio.
+ */
+export function liveDebtorColumn(debtorId: string): Prisma.Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM debtors d WHERE d.id = ${debtorId} AND d.portfolio_id = p.id AND d.deleted_at IS NULL AND d.erased_at IS NULL) AS "debtorLive"`;
+}
+
+/** `debtCurrency`: the currency of the named debt when it is a live debt of that debtor in the portfolio; null otherwise (or when none is named). */
+export function liveDebtCurrencyColumn(debtorId: string, debtId: string | null): Prisma.Sql {
+  return Prisma.sql`(SELECT dt.currency FROM debts dt WHERE dt.id = ${debtId}::text AND dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL) AS "debtCurrency"`;
+}
+
+/**
  * Lookups several features share, written once: a portfolio for operator intake or inside a key's
- * reach, a live debtor, a live debt. Pass `tx` to read inside the caller's transaction.
+ * reach. Pass `tx` to read inside the caller's transaction.
  */
 @Injectable()
 export class LookupsRepository {
@@ -32,16 +46,5 @@ export class LookupsRepository {
       FROM portfolios p
       WHERE p.id = ${id} AND ${reachablePortfolioSql(auth)}`);
     return rows[0] ?? null;
-  }
-
-  /** A live (neither deleted nor erased) debtor of the portfolio. */
-  async liveDebtorExists(tx: Tx, portfolioId: string, debtorId: string): Promise<boolean> {
-    const row = await tx.debtor.findFirst({ where: { id: debtorId, portfolioId, deletedAt: null, erasedAt: null }, select: { id: true } });
-    return row !== null;
-  }
-
-  /** A live (not deleted) debt of that debtor in that portfolio. */
-  findLiveDebt(tx: Tx, portfolioId: string, debtorId: string, debtId: string): Promise<{ id: string; currency: string } | null> {
-    return tx.debt.findFirst({ where: { id: debtId, debtorId, portfolioId, deletedAt: null }, select: { id: true, currency: true } });
   }
 }
