@@ -1,6 +1,5 @@
 import type { AuthContext } from '@dc/contracts';
-import { AppName, createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack, withDatabase } from '@dc/testing';
-import { randomBytes } from 'node:crypto';
+import { createTenant, dropDatabase, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack, withDatabase } from '@dc/testing';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,9 +9,11 @@ import { encodeCursor } from '../libs/contracts/src/pagination';
 import { batchBody, postBatch } from './baseline/batch';
 import { InspectorSession } from './baseline/cpu-profiler';
 import { cpuSeconds, cpuSecondsByCommand, RssSampler, rssMiB } from './baseline/proc';
+import { startBaseline } from './baseline/processes';
 import { BaselineEnv } from './baseline/protocol';
 import { baselineStatements } from './baseline/same-sql';
 import { percentile, printTable, runLoad } from './load';
+import { numberOption, option } from './options';
 
 /**
  * The read API against a bare baseline of the same path, interleaved in one run
@@ -24,16 +25,6 @@ import { percentile, printTable, runLoad } from './load';
  * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
  * Data is written through the public batch route; statistics go empty → fresh (ANALYZE) → stale.
  */
-function option(name: string): string | undefined {
-  const i = process.argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return process.argv[i].includes('=') ? process.argv[i].slice(name.length + 3) : process.argv[i + 1];
-}
-const numberOption = (name: string, fallback: number) => {
-  const value = Number(option(name) ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number`);
-  return value;
-};
 const DEBTORS = numberOption('debtors', 20_000);
 const SECONDS = numberOption('seconds', 5);
 const ROUNDS = Math.max(1, numberOption('rounds', 5));
@@ -231,25 +222,12 @@ async function bench(cleanup: Cleanup): Promise<void> {
   const statementsFile = path.join(work, 'statements.json');
   writeFileSync(statementsFile, JSON.stringify(baselineStatements(authContext, me.body.toString('utf8'))));
   const baselineEnv = {
-    [BaselineEnv.natsUrl]: stack.env.NATS_URL,
-    [BaselineEnv.subjectPrefix]: `bare${process.pid}${randomBytes(3).toString('hex')}`,
-    [BaselineEnv.port]: '0',
-    [BaselineEnv.databaseUrl]: stack.databaseUrl,
-    [BaselineEnv.poolSize]: String(POOL_SIZE),
     [BaselineEnv.statements]: statementsFile,
-    [BaselineEnv.requestTimeoutMs]: stack.env.NATS_REQUEST_TIMEOUT_MS,
     // Profiled like the project's, so the two can be read side by side.
     ...(PROFILE_DIR ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
     ...BASELINE_ENV,
   };
-  // ServiceProcess runs any compiled entry; its app name only labels its errors.
-  const bareService = new ServiceProcess('bare-pg-service' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-pg-service.js');
-  cleanup.add(() => bareService.stop('SIGKILL'));
-  const bareGateway = new ServiceProcess('bare-gateway' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-gateway.js');
-  cleanup.add(() => bareGateway.stop('SIGKILL'));
-  await bareService.waitForLog((l) => l.msg === 'bare-pg-service ready');
-  const bareUrl = `http://127.0.0.1:${String((await bareGateway.waitForLog((l) => l.msg === 'bare-gateway listening')).port)}`;
-  bareService.retainLogs = bareGateway.retainLogs = false;
+  const { service: bareService, gateway: bareGateway, url: bareUrl } = await startBaseline('bare-pg-service', stack, POOL_SIZE, baselineEnv, (stop) => cleanup.add(stop));
 
   const processes: Record<string, ServiceProcess> = { gateway, 'api-core': core, 'bare-gateway': bareGateway, 'bare-pg-service': bareService };
   const pids = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.pid]));

@@ -1,11 +1,12 @@
 import type { AuthContext } from '@dc/contracts';
-import { AppName, createTenant, dropDatabase, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack } from '@dc/testing';
-import { randomBytes } from 'node:crypto';
+import { createTenant, dropDatabase, OPERATOR_TOKEN, OperatorClient, prepareTemplateDatabase, PRODUCTION_LOGGING, ServiceProcess, Stack } from '@dc/testing';
 import { Pool } from 'undici';
 import { batchBody, postBatch } from './baseline/batch';
 import { cpuSeconds, cpuSecondsByCommand } from './baseline/proc';
+import { startBaseline } from './baseline/processes';
 import { BaselineEnv } from './baseline/protocol';
 import { percentile, printTable, runLoad } from './load';
+import { numberOption } from './options';
 
 /**
  * Single writes against a bare baseline running the same statements, interleaved in one run
@@ -16,16 +17,6 @@ import { percentile, printTable, runLoad } from './load';
  * statements, built by its builders, through `pg`). Scenarios: POST /v1/payments new (201) and
  * identical retries of payments registered before (200); the operator's promise and call intake (201).
  */
-function option(name: string): string | undefined {
-  const i = process.argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  return process.argv[i].includes('=') ? process.argv[i].slice(name.length + 3) : process.argv[i + 1];
-}
-const numberOption = (name: string, fallback: number) => {
-  const value = Number(option(name) ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number`);
-  return value;
-};
 const DEBTORS = Math.max(1, numberOption('debtors', 2000));
 /** Payments registered first on each system, then re-sent identically in the retry scenario. */
 const RETRIES = Math.max(1, numberOption('retries', 500));
@@ -149,23 +140,8 @@ async function bench(): Promise<void> {
   log(`loaded ${DEBTORS} debtors (2 debts in EUR, 2 phones each) through the batch route in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   // The baseline, as processes of its own.
-  const baselineEnv = {
-    [BaselineEnv.natsUrl]: stack.env.NATS_URL,
-    [BaselineEnv.subjectPrefix]: `bare${process.pid}${randomBytes(3).toString('hex')}`,
-    [BaselineEnv.port]: '0',
-    [BaselineEnv.databaseUrl]: stack.databaseUrl,
-    [BaselineEnv.poolSize]: String(POOL_SIZE),
-    [BaselineEnv.auth]: JSON.stringify(auth),
-    [BaselineEnv.requestTimeoutMs]: stack.env.NATS_REQUEST_TIMEOUT_MS,
-  };
-  // ServiceProcess runs any compiled entry; its app name only labels its errors.
-  const bareService = new ServiceProcess('bare-write-service' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-write-service.js');
-  cleanups.push(() => bareService.stop('SIGKILL'));
-  const bareGateway = new ServiceProcess('bare-gateway' as AppName, baselineEnv, [], 'dist/bench/baseline/bare-gateway.js');
-  cleanups.push(() => bareGateway.stop('SIGKILL'));
-  await bareService.waitForLog((l) => l.msg === 'bare-write-service ready');
-  const bareUrl = `http://127.0.0.1:${String((await bareGateway.waitForLog((l) => l.msg === 'bare-gateway listening')).port)}`;
-  bareService.retainLogs = bareGateway.retainLogs = false;
+  const baselineEnv = { [BaselineEnv.auth]: JSON.stringify(auth) };
+  const { service: bareService, gateway: bareGateway, url: bareUrl } = await startBaseline('bare-write-service', stack, POOL_SIZE, baselineEnv, (stop) => cleanups.push(stop));
   const bare = new Pool(bareUrl, { connections: 1 });
   cleanups.push(() => bare.close());
   const operatorClient = new Pool(stack.operatorUrl, { connections: 1 });

@@ -8,19 +8,13 @@
  */
 import Fastify from 'fastify';
 import { connect, Msg } from 'nats';
-import { BaselineEnv, ListRequest, readStatusReply, subjects } from './protocol';
+import { BaselineEnv, env, ListRequest, readStatusReply, runBaselineProcess, subjects } from './protocol';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const NOT_FOUND = '{"error":{"code":"not_found"}}';
 const FAILED = '{"error":{"code":"internal_error"}}';
 
-function env(name: string, fallback?: string): string {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined) throw new Error(`${name} is not set`);
-  return value;
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<unknown>> {
   const nc = await connect({ servers: [env(BaselineEnv.natsUrl)], name: 'bare-gateway', noAsyncTraces: true });
   const subject = subjects(env(BaselineEnv.subjectPrefix));
   const timeout = Number(env(BaselineEnv.requestTimeoutMs, '5000'));
@@ -71,12 +65,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : 0;
   process.stdout.write(`${JSON.stringify({ msg: 'bare-gateway listening', port })}\n`);
 
-  const stop = () => void app.close().then(() => nc.close()).finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  return () => app.close().then(() => nc.close());
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBaselineProcess(main);

@@ -11,13 +11,7 @@ import { readFileSync } from 'node:fs';
 import { connect, Msg } from 'nats';
 import { Pool } from 'pg';
 import { decodeCursor, jsonItemBody, jsonListBody, JsonRow, parseLimit } from '../../libs/contracts/src/pagination';
-import { BaselineEnv, EMPTY_REPLY, ListRequest, QUEUE_GROUP, StatementTemplate, StatementsFile, subjects } from './protocol';
-
-function env(name: string, fallback?: string): string {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined) throw new Error(`${name} is not set`);
-  return value;
-}
+import { BaselineEnv, EMPTY_REPLY, env, ListRequest, QUEUE_GROUP, runBaselineProcess, StatementsFile, StatementTemplate, subjects } from './protocol';
 
 /** The template's values with this request's parts written at their positions. */
 function valuesFor(t: StatementTemplate, parts: { afterId?: string; portfolioId?: string; id?: string; take?: number }): unknown[] {
@@ -29,7 +23,7 @@ function valuesFor(t: StatementTemplate, parts: { afterId?: string; portfolioId?
   return values;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<unknown>> {
   const statements = JSON.parse(readFileSync(env(BaselineEnv.statements), 'utf8')) as StatementsFile;
   const meBody = Buffer.from(statements.meBody, 'utf8');
   const pool = new Pool({ connectionString: env(BaselineEnv.databaseUrl), max: Number(env(BaselineEnv.poolSize)), application_name: 'bare-pg-service' });
@@ -87,12 +81,7 @@ async function main(): Promise<void> {
   await nc.flush();
   process.stdout.write(`${JSON.stringify({ msg: 'bare-pg-service ready' })}\n`);
 
-  const stop = () => void nc.drain().then(() => pool.end()).finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  return () => nc.drain().then(() => pool.end());
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBaselineProcess(main);

@@ -21,7 +21,7 @@ import { callContextSql, CallRow, insertCallSql, toCallView } from '../../apps/a
 import { insertPaymentSql, paymentContextOf, paymentContextSql } from '../../apps/api-core/src/payments/payments.repository';
 import { insertPromiseSql, promiseContextSql } from '../../apps/api-core/src/promises/promises.repository';
 import { reachablePortfolioSql } from '../../apps/api-core/src/reach/reach.repository';
-import { BaselineEnv, EMPTY_REPLY, IntakeRequest, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
+import { BaselineEnv, EMPTY_REPLY, env, IntakeRequest, runBaselineProcess, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
 
 type PaymentRequest = Pick<RegisterPaymentDto, 'portfolioId' | 'debtorId' | 'amount' | 'currency' | 'paymentDate' | 'externalId'>;
 type ContextRow = Parameters<typeof paymentContextOf>[0];
@@ -32,13 +32,7 @@ type CallContextRow = EventSourceRow;
 
 const NOT_FOUND = '{"error":{"code":"not_found"}}';
 
-function env(name: string, fallback?: string): string {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined) throw new Error(`${name} is not set`);
-  return value;
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<unknown>> {
   const reach = reachablePortfolioSql(JSON.parse(env(BaselineEnv.auth)) as AuthContext);
   const pool = new Pool({ connectionString: env(BaselineEnv.databaseUrl), max: Number(env(BaselineEnv.poolSize)), application_name: 'bare-write-service' });
   pool.on('error', () => undefined); // an idle connection dropped: the next query opens another
@@ -133,12 +127,7 @@ async function main(): Promise<void> {
   await nc.flush();
   process.stdout.write(`${JSON.stringify({ msg: 'bare-write-service ready' })}\n`);
 
-  const stop = () => void nc.drain().then(() => pool.end()).finally(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  return () => nc.drain().then(() => pool.end());
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBaselineProcess(main);

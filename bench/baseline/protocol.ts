@@ -91,3 +91,28 @@ export function readStatusReply(data: Uint8Array): { status: number; body: Buffe
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   return { status: Number(bytes.toString('latin1', 0, 3)), body: bytes.subarray(3) };
 }
+
+/** A baseline process's setting from its environment; a missing one stops it, naming it. */
+export function env(name: string, fallback?: string): string {
+  const value = process.env[name] ?? fallback;
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/**
+ * Runs a baseline process: `start` returns how to stop it, which SIGTERM or SIGINT calls before the
+ * process exits 0; a failure to start exits 1 with its stack.
+ */
+export function runBaselineProcess(start: () => Promise<() => Promise<unknown>>): void {
+  start().then(
+    (close) => {
+      const stop = () => void close().finally(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import type { EventEmission } from '../outbox/events.service';
-import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
+import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
+import type { EventEmission } from '../outbox/event-emission';
+import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql, outboxRowSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { liveDebtorColumn } from '../shared/lookups.repository';
 import { callAnalysisView } from './call-analysis';
@@ -38,12 +38,13 @@ export interface NewCall extends CallChanges {
   status: CallStatus;
 }
 
-/** The call being changed, locked for the rest of the transaction. */
+/** The call being changed, locked for the rest of the transaction, with its portfolio's event source. */
 export interface LockedCall {
   id: string;
   portfolioId: string;
   organizationId: string;
   status: string;
+  event: EventSource;
 }
 
 /** A call as its SQL returns it: the list item with Date timestamps, and the stored analysis JSON. */
@@ -190,10 +191,6 @@ export class CallsRepository {
     return row ? toCallView(row) : null;
   }
 
-  async campaignExists(tx: Tx, portfolioId: string, campaignId: string): Promise<boolean> {
-    return (await tx.campaign.findFirst({ where: { id: campaignId, portfolioId }, select: { id: true } })) !== null;
-  }
-
   /** The intake's read (callContextSql); null when the portfolio does not exist. */
   async context(portfolioId: string, debtorId: string, campaignId: string | null): Promise<CallContext | null> {
     const [row] = await this.db.prepared<CallContextRow>(callContextSql(portfolioId, debtorId, campaignId));
@@ -208,28 +205,45 @@ export class CallsRepository {
     return toCallView(row);
   }
 
+  /** A call's update, in one transaction through `pg` (no ORM round trips): lock, change, and its event. */
+  transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    return this.db.sqlTransaction(fn);
+  }
+
   /** Locks the call (SELECT … FOR UPDATE) so concurrent changes of one call run one after the other. */
-  async lock(tx: Tx, id: string): Promise<LockedCall | null> {
-    const rows = await tx.$queryRaw<LockedCall[]>`
-      SELECT c.id, c.portfolio_id AS "portfolioId", p.organization_id AS "organizationId", c.status
-      FROM calls c JOIN portfolios p ON p.id = c.portfolio_id
+  async lock(tx: SqlTransaction, id: string): Promise<LockedCall | null> {
+    const [row] = await tx.query<Omit<LockedCall, 'event'> & EventSource>(Prisma.sql`
+      SELECT c.id, c.portfolio_id AS "portfolioId", p.organization_id AS "organizationId", c.status, ${EVENT_SOURCE_COLUMNS}
+      FROM calls c JOIN portfolios p ON p.id = c.portfolio_id JOIN organizations o ON o.id = p.organization_id
       WHERE c.id = ${id}
-      FOR UPDATE OF c`;
-    return rows[0] ?? null;
+      FOR UPDATE OF c`);
+    if (!row) return null;
+    const { demo, organizationStatus, sandbox, ...call } = row;
+    return { ...call, event: { demo, organizationStatus, sandbox } };
+  }
+
+  async campaignExists(tx: SqlTransaction, portfolioId: string, campaignId: string): Promise<boolean> {
+    const rows = await tx.query(Prisma.sql`SELECT 1 FROM campaigns WHERE id = ${campaignId} AND portfolio_id = ${portfolioId}`);
+    return rows.length > 0;
   }
 
   /** Writes the given fields (undefined ones untouched) and updated_at; the call must exist (locked). */
-  async update(tx: Tx, id: string, changes: CallChanges): Promise<CallView> {
+  async update(tx: SqlTransaction, id: string, changes: CallChanges): Promise<CallView> {
     const fields = (Object.keys(CHANGE_COLUMNS) as (keyof CallChanges)[]).filter((field) => changes[field] !== undefined);
     const sets = fields.map((field) => {
       const column = Prisma.raw(CHANGE_COLUMNS[field]);
       return field === 'analysis' ? Prisma.sql`${column} = ${analysisJson(changes.analysis)}::jsonb` : Prisma.sql`${column} = ${changes[field]}`;
     });
-    const [row] = await tx.$queryRaw<CallRow[]>`
+    const [row] = await tx.query<CallRow>(Prisma.sql`
       UPDATE calls AS c SET ${Prisma.join([...sets, Prisma.sql`updated_at = ${new Date()}`])}
       WHERE c.id = ${id}
-      RETURNING ${CALL_COLUMNS}`;
+      RETURNING ${CALL_COLUMNS}`);
     if (!row) throw new Error(`call ${id} vanished while locked`);
     return toCallView(row);
+  }
+
+  /** The call.completed outbox row of a call the transaction moved to completed; its payload is the list item. */
+  async recordCompleted(tx: SqlTransaction, item: CallListItemView, emission: EventEmission): Promise<void> {
+    await tx.query(outboxRowSql({ ...emission, id: newId('evt'), portfolioId: item.portfolioId, type: WebhookEventType.CallCompleted, payload: item }));
   }
 }

@@ -1,11 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
-  AppError, AuthContext, CallListItemView, CallView, CreateCallDto, ListBody, ListCallsQueryDto, UpdateCallDto, WebhookEventType,
+  AppError, AuthContext, CallListItemView, CallView, CreateCallDto, ListBody, ListCallsQueryDto, UpdateCallDto,
 } from '@dc/contracts';
-import type { Transactions, Tx } from '@dc/database';
-import { eventEmission, EventsService } from '../outbox/events.service';
+import { eventEmission } from '../outbox/event-emission';
 import { pageOf } from '../shared/page';
-import { TRANSACTIONS } from '../tokens';
 import { assertCallStatusChange, completesCall } from './call-status';
 import { CallChanges, CallsRepository } from './calls.repository';
 
@@ -39,11 +37,7 @@ function listItemOf(call: CallView): CallListItemView {
  */
 @Injectable()
 export class CallsService {
-  constructor(
-    private readonly calls: CallsRepository,
-    private readonly events: EventsService,
-    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
-  ) {}
+  constructor(private readonly calls: CallsRepository) {}
 
   async list(auth: AuthContext, query: ListCallsQueryDto): Promise<ListBody<CallListItemView>> {
     const filter = {
@@ -81,28 +75,15 @@ export class CallsService {
 
   /** The change to completed emits call.completed; a final call never changes status again. */
   async update(id: string, body: UpdateCallDto): Promise<CallView> {
-    return this.transactions.transaction(async (tx) => {
+    return this.calls.transaction(async (tx) => {
       const current = await this.calls.lock(tx, id);
       if (!current) throw AppError.notFound('call');
       if (body.status !== undefined) assertCallStatusChange(current.status, body.status);
-      await this.checkCampaign(tx, current.portfolioId, body.campaignId);
+      if (body.campaignId && !(await this.calls.campaignExists(tx, current.portfolioId, body.campaignId))) throw AppError.notFound('campaign');
       const updated = await this.calls.update(tx, id, changesOf(body));
-      if (completesCall(current.status, updated.status)) await this.emitCompleted(tx, current.organizationId, updated);
+      const emission = completesCall(current.status, updated.status) ? eventEmission(current.event, current.organizationId) : null;
+      if (emission) await this.calls.recordCompleted(tx, listItemOf(updated), emission);
       return updated;
-    });
-  }
-
-  /** A campaign named on a call must be one of the call's portfolio. */
-  private async checkCampaign(tx: Tx, portfolioId: string, campaignId: string | null | undefined): Promise<void> {
-    if (campaignId && !(await this.calls.campaignExists(tx, portfolioId, campaignId))) throw AppError.notFound('campaign');
-  }
-
-  private emitCompleted(tx: Tx, organizationId: string, call: CallView): Promise<void> {
-    return this.events.record(tx, {
-      organizationId,
-      portfolioId: call.portfolioId,
-      type: WebhookEventType.CallCompleted,
-      payload: listItemOf(call),
     });
   }
 }

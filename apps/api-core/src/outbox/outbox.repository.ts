@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
 import { WebhookEventType } from '@dc/contracts';
-import { newId, Prisma, Tx } from '@dc/database';
-import { currentRequestId } from '@dc/observability';
+import { Prisma } from '@dc/database';
+
+/**
+ * The SQL of `outbox_events`. An event is written by the statement, or in the transaction, of the
+ * change that causes it; whether it is written at all is eventEmission's decision (event-emission.ts).
+ */
 
 /** Who an event would come from: the portfolio and its organization. */
 export interface EventSource {
@@ -10,23 +13,22 @@ export interface EventSource {
   sandbox: boolean;
 }
 
-export interface OutboxRow {
-  organizationId: string;
-  portfolioId: string;
-  type: WebhookEventType;
-  livemode: boolean;
-  payload: unknown;
-}
-
 /**
  * The event source of portfolio `p` as columns (EventSource's fields), for a statement that reads
  * `portfolios p JOIN organizations o ON o.id = p.organization_id`.
  */
 export const EVENT_SOURCE_COLUMNS = Prisma.sql`p.demo, o.status AS "organizationStatus", o.sandbox`;
 
-/** An outbox row written by the statement of its change (outboxRowFromSql). */
-export interface OutboxInsert extends OutboxRow {
+/** One outbox row to write. */
+export interface OutboxInsert {
   id: string;
+  organizationId: string;
+  portfolioId: string;
+  type: WebhookEventType;
+  livemode: boolean;
+  /** The event's `data`: the shape of the equivalent API resource. */
+  payload: unknown;
+  /** The API request that caused it: carried into the deliveries' jobs, so the dispatcher's log lines name it (docs/adr/0032). */
   requestId: string | null;
 }
 
@@ -44,30 +46,7 @@ export function outboxRowFromSql(source: Prisma.Sql, event: OutboxInsert): Prism
     FROM ${source}`;
 }
 
-/** The SQL of `outbox_events`; which events are written is decided by EventsService. */
-@Injectable()
-export class OutboxRepository {
-  async eventSource(tx: Tx, portfolioId: string): Promise<EventSource | null> {
-    const rows = await tx.$queryRaw<{ demo: boolean; status: string; sandbox: boolean }[]>`
-      SELECT p.demo, o.status, o.sandbox
-      FROM portfolios p JOIN organizations o ON o.id = p.organization_id
-      WHERE p.id = ${portfolioId}`;
-    const source = rows[0];
-    return source ? { demo: source.demo, organizationStatus: source.status, sandbox: source.sandbox } : null;
-  }
-
-  async insert(tx: Tx, event: OutboxRow): Promise<void> {
-    await tx.outboxEvent.create({
-      data: {
-        id: newId('evt'),
-        organizationId: event.organizationId,
-        portfolioId: event.portfolioId,
-        type: event.type,
-        livemode: event.livemode,
-        payload: event.payload as Prisma.InputJsonValue,
-        // Carried into the deliveries' jobs, so the dispatcher's log lines name the request (docs/adr/0032).
-        requestId: currentRequestId() ?? null,
-      },
-    });
-  }
+/** One outbox row on its own, for a change whose row the transaction wrote before. */
+export function outboxRowSql(event: OutboxInsert): Prisma.Sql {
+  return outboxRowFromSql(Prisma.sql`(SELECT 1) AS one`, event);
 }

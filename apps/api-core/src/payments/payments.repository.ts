@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PaymentSource, PaymentView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { QueryResultRow } from 'pg';
-import type { EventEmission } from '../outbox/events.service';
+import type { EventEmission } from '../outbox/event-emission';
 import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
@@ -158,7 +158,7 @@ export class PaymentsRepository {
    * reach of `auth` (a key's registration; null: any portfolio). On the pool as a prepared
    * statement, or in the caller's transaction (`tx`).
    */
-  async context(tx: Tx | null, portfolioId: string, auth: AuthContext | null, debtorId: string, debtId: string | null, externalId: string | null): Promise<PaymentContext | null> {
+  async context(tx: SqlTransaction | null, portfolioId: string, auth: AuthContext | null, debtorId: string, debtId: string | null, externalId: string | null): Promise<PaymentContext | null> {
     const reach = auth ? reachablePortfolioSql(auth) : null;
     const [row] = await this.rows<PaymentContextRow>(tx, paymentContextSql(portfolioId, reach, debtorId, debtId, externalId));
     return row ? paymentContextOf(row) : null;
@@ -168,15 +168,15 @@ export class PaymentsRepository {
    * The registration's write (insertPaymentSql), the payment's and its event's ids chosen here:
    * the payment as stored and answered, or null when an earlier payment holds the externalId.
    */
-  async insert(tx: Tx | null, draft: PaymentDraft): Promise<PaymentView | null> {
+  async insert(tx: SqlTransaction | null, draft: PaymentDraft): Promise<PaymentView | null> {
     const payment: PaymentView = { id: newId('pay'), ...draft.payment };
     const event = draft.event && { id: newId('evt'), ...draft.event };
     const [row] = await this.rows<{ inserted: number }>(tx, insertPaymentSql({ payment, currencyDerived: draft.currencyDerived, source: draft.source, event }));
     return row.inserted === 1 ? payment : null;
   }
 
-  private rows<T extends QueryResultRow>(tx: Tx | null, sql: Prisma.Sql): Promise<T[]> {
-    return tx ? tx.$queryRaw<T[]>(sql) : this.db.prepared<T>(sql);
+  private rows<T extends QueryResultRow>(tx: SqlTransaction | null, sql: Prisma.Sql): Promise<T[]> {
+    return tx ? tx.query<T>(sql) : this.db.prepared<T>(sql);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, AuthContext, DEFAULT_PAYMENT_METHOD, ErrorCode, isIso4217, PaymentMethod, PaymentSource, PaymentView } from '@dc/contracts';
-import type { Tx } from '@dc/database';
-import { eventEmission } from '../outbox/events.service';
+import type { SqlTransaction } from '@dc/database';
+import { eventEmission } from '../outbox/event-emission';
 import { PaymentContext, PaymentsRepository, StoredPayment } from './payments.repository';
 
 export interface RegisterPaymentCommand {
@@ -48,11 +48,11 @@ export class RegisterPaymentUseCase {
   }
 
   /** For flows that own a transaction (promise fulfilment): the payment commits or rolls back with it. */
-  executeIn(tx: Tx, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+  executeIn(tx: SqlTransaction, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
     return this.register(tx, command);
   }
 
-  private async register(tx: Tx | null, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
+  private async register(tx: SqlTransaction | null, command: RegisterPaymentCommand): Promise<RegisterPaymentResult> {
     const context = await this.readContext(tx, command);
     if (context.earlier) return this.answerRetry(context, context.earlier, command);
     if (!context.debtorLive) throw AppError.notFound('debtor');
@@ -84,7 +84,7 @@ export class RegisterPaymentUseCase {
     return this.answerRetry(now, now.earlier, command);
   }
 
-  private async readContext(tx: Tx | null, command: RegisterPaymentCommand): Promise<PaymentContext> {
+  private async readContext(tx: SqlTransaction | null, command: RegisterPaymentCommand): Promise<PaymentContext> {
     const context = await this.payments.context(tx, command.portfolioId, command.auth ?? null, command.debtorId, command.debtId ?? null, command.externalId ?? null);
     if (!context) throw AppError.notFound('portfolio');
     return context;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PromiseStatus, PromiseView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
-import type { EventEmission } from '../outbox/events.service';
+import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
+import type { EventEmission } from '../outbox/event-emission';
 import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
@@ -107,29 +107,34 @@ export class PromisesRepository {
     return promise;
   }
 
+  /** A promise's move, in one transaction through `pg` (no ORM round trips): lock, change, and for a fulfilment its payment. */
+  transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    return this.db.sqlTransaction(fn);
+  }
+
   /** Locks the promise (SELECT … FOR UPDATE) so two moves of one promise cannot both succeed. */
-  async lock(tx: Tx, id: string): Promise<LockedPromise | null> {
-    const [row] = await tx.$queryRaw<(PromiseRow & { organizationId: string })[]>`
+  async lock(tx: SqlTransaction, id: string): Promise<LockedPromise | null> {
+    const [row] = await tx.query<PromiseRow & { organizationId: string }>(Prisma.sql`
       SELECT ${COLUMNS}, p.organization_id AS "organizationId"
       FROM promises pr JOIN portfolios p ON p.id = pr.portfolio_id
       WHERE pr.id = ${id}
-      FOR UPDATE OF pr`;
+      FOR UPDATE OF pr`);
     return row ? isoDates(row) : null;
   }
 
-  setStatus(tx: Tx, id: string, status: PromiseStatus): Promise<PromiseView> {
+  setStatus(tx: SqlTransaction, id: string, status: PromiseStatus): Promise<PromiseView> {
     return this.change(tx, id, Prisma.sql`status = ${status}`);
   }
 
-  markFulfilled(tx: Tx, id: string, paymentId: string, fulfillmentDate: string): Promise<PromiseView> {
+  markFulfilled(tx: SqlTransaction, id: string, paymentId: string, fulfillmentDate: string): Promise<PromiseView> {
     return this.change(tx, id, Prisma.sql`status = 'fulfilled', payment_id = ${paymentId}, fulfillment_date = ${fulfillmentDate}`);
   }
 
-  private async change(tx: Tx, id: string, sets: Prisma.Sql): Promise<PromiseView> {
-    const [row] = await tx.$queryRaw<PromiseRow[]>`
+  private async change(tx: SqlTransaction, id: string, sets: Prisma.Sql): Promise<PromiseView> {
+    const [row] = await tx.query<PromiseRow>(Prisma.sql`
       UPDATE promises AS pr SET ${sets}, updated_at = ${new Date()}
       WHERE pr.id = ${id}
-      RETURNING ${COLUMNS}`;
+      RETURNING ${COLUMNS}`);
     if (!row) throw new Error(`promise ${id} vanished while locked`);
     return isoDates(row);
   }

@@ -1,13 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   AppError, AuthContext, CreatePromiseDto, FulfilledPromiseView, FulfilPromiseDto, ListBody, ListPromisesQueryDto, PromiseView,
   SetPromiseStatusDto,
 } from '@dc/contracts';
-import type { Transactions } from '@dc/database';
-import { eventEmission } from '../outbox/events.service';
+import { eventEmission } from '../outbox/event-emission';
 import { RegisterPaymentUseCase } from '../payments/register-payment.usecase';
 import { pageOf } from '../shared/page';
-import { TRANSACTIONS } from '../tokens';
 import { assertPromiseMove } from './promise-status';
 import { PromisesRepository } from './promises.repository';
 
@@ -23,7 +21,6 @@ export class PromisesService {
   constructor(
     private readonly promises: PromisesRepository,
     private readonly registerPayment: RegisterPaymentUseCase,
-    @Inject(TRANSACTIONS) private readonly transactions: Transactions,
   ) {}
 
   async list(auth: AuthContext, query: ListPromisesQueryDto): Promise<ListBody<PromiseView>> {
@@ -64,7 +61,7 @@ export class PromisesService {
 
   /** pending → partial | broken | cancelled; from any other status 409 invalid_state_transition. */
   setStatus(id: string, body: SetPromiseStatusDto): Promise<PromiseView> {
-    return this.transactions.transaction(async (tx) => {
+    return this.promises.transaction(async (tx) => {
       const current = await this.promises.lock(tx, id);
       if (!current) throw AppError.notFound('promise');
       assertPromiseMove(current.status, body.status);
@@ -77,7 +74,7 @@ export class PromisesService {
    * payments use case and links both ways, all in one transaction.
    */
   fulfil(id: string, body: FulfilPromiseDto): Promise<FulfilledPromiseView> {
-    return this.transactions.transaction(async (tx) => {
+    return this.promises.transaction(async (tx) => {
       const current = await this.promises.lock(tx, id);
       if (!current) throw AppError.notFound('promise');
       assertPromiseMove(current.status, 'fulfilled');

@@ -1,4 +1,4 @@
-import { emitsEvents } from './events.service';
+import { emitsEvents } from './event-emission';
 
 describe('which changes emit webhook events', () => {
   const live = { demo: false, organizationStatus: 'active', sandbox: false };
