@@ -17,18 +17,15 @@ import { newId, Prisma } from '@dc/database';
 import { createHash } from 'node:crypto';
 import { connect } from 'nats';
 import { Pool, QueryResultRow } from 'pg';
-import { callContextSql, CallRow, insertCallSql, toCallView } from '../../apps/api-core/src/calls/calls.repository';
+import { CallContext, callContextSql, CallRow, insertCallSql, toCallView } from '../../apps/api-core/src/calls/calls.repository';
+import { eventEmission } from '../../apps/api-core/src/outbox/event-emission';
 import { insertPaymentSql, paymentContextOf, paymentContextSql } from '../../apps/api-core/src/payments/payments.repository';
-import { insertPromiseSql, promiseContextSql } from '../../apps/api-core/src/promises/promises.repository';
+import { insertPromiseSql, PromiseContext, promiseContextSql } from '../../apps/api-core/src/promises/promises.repository';
 import { reachablePortfolioSql } from '../../apps/api-core/src/reach/reach.repository';
 import { BaselineEnv, EMPTY_REPLY, env, IntakeRequest, runBaselineProcess, statusReply, subjects, WRITE_QUEUE_GROUP } from './protocol';
 
 type PaymentRequest = Pick<RegisterPaymentDto, 'portfolioId' | 'debtorId' | 'amount' | 'currency' | 'paymentDate' | 'externalId'>;
 type ContextRow = Parameters<typeof paymentContextOf>[0];
-/** The intakes' context rows, as their statements return them. */
-type EventSourceRow = { organizationId: string; demo: boolean; organizationStatus: string; sandbox: boolean; debtorLive: boolean };
-type PromiseContextRow = EventSourceRow & { identityCurrency: string[] };
-type CallContextRow = EventSourceRow;
 
 const NOT_FOUND = '{"error":{"code":"not_found"}}';
 
@@ -71,8 +68,8 @@ async function main(): Promise<() => Promise<unknown>> {
       createdAt: at,
       updatedAt: at,
     };
-    const emits = !context.event.demo && context.event.organizationStatus === 'active';
-    const event = emits ? { id: newId('evt'), organizationId: context.organizationId, livemode: !context.event.sandbox, requestId: null } : null;
+    const emission = eventEmission(context.eventSource, context.organizationId);
+    const event = emission && { id: newId('evt'), ...emission };
     const [row] = await prepared<{ inserted: number }>(insertPaymentSql({ payment, currencyDerived: !input.currency, source: 'api', event }));
     if (row.inserted === 1) return statusReply(201, JSON.stringify({ data: payment }));
     // A parallel first attempt with the same externalId committed meanwhile.
@@ -83,7 +80,7 @@ async function main(): Promise<() => Promise<unknown>> {
   /** The operator's promise intake: promiseContextSql, then insertPromiseSql (the bench's bodies: no debt, call or currency). */
   const createPromise = async (text: string): Promise<Buffer> => {
     const { portfolioId, body } = JSON.parse(text) as IntakeRequest & { body: CreatePromiseDto };
-    const [context] = await prepared<PromiseContextRow>(promiseContextSql(portfolioId, body.debtorId, null, null));
+    const [context] = await prepared<PromiseContext>(promiseContextSql(portfolioId, body.debtorId, null, null));
     if (!context?.debtorLive) return statusReply(404, NOT_FOUND);
     const at = new Date().toISOString();
     const promise: PromiseView = {
@@ -91,15 +88,15 @@ async function main(): Promise<() => Promise<unknown>> {
       currency: body.currency ?? context.identityCurrency[0], promiseDate: body.promiseDate, status: 'pending',
       paymentId: null, fulfillmentDate: null, createdAt: at, updatedAt: at,
     };
-    const emits = !context.demo && context.organizationStatus === 'active';
-    await prepared(insertPromiseSql(promise, emits ? { id: newId('evt'), organizationId: context.organizationId, livemode: !context.sandbox, requestId: null } : null));
+    const emission = eventEmission(context.eventSource, context.organizationId);
+    await prepared(insertPromiseSql(promise, emission && { id: newId('evt'), ...emission }));
     return statusReply(201, JSON.stringify({ data: promise }));
   };
 
   /** The operator's call intake: callContextSql, then insertCallSql (the bench's bodies: not completed, so no event). */
   const createCall = async (text: string): Promise<Buffer> => {
     const { portfolioId, body } = JSON.parse(text) as IntakeRequest & { body: CreateCallDto };
-    const [context] = await prepared<CallContextRow>(callContextSql(portfolioId, body.debtorId, null));
+    const [context] = await prepared<CallContext>(callContextSql(portfolioId, body.debtorId, null));
     if (!context?.debtorLive) return statusReply(404, NOT_FOUND);
     const call = { portfolioId, debtorId: body.debtorId, direction: body.direction, status: body.status, fromNumber: body.fromNumber, toNumber: body.toNumber };
     const [row] = await prepared<CallRow>(insertCallSql(call, newId('call'), new Date().toISOString(), null));

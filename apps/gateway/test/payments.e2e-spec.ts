@@ -119,6 +119,18 @@ describe('payments', () => {
       expect(res.body).toEqual({ data: paymentShape({ externalId: body.externalId, amount: 0.0001 }) });
     });
 
+    it('the 201 body is the payment as stored: a read of it and its event carry the same JSON, amounts at the limits included', async () => {
+      for (const amount of [0.0001, 1234.5678, 99_999_999_999.9999]) {
+        const created = await post({ ...base(), amount, method: 'cash', reference: 'limits' });
+        expect(created.status).toBe(201);
+        const read = await get(`/payments/${created.body.data.id}`);
+        expect(read.status).toBe(200);
+        expect(read.body).toEqual(created.body);
+        expect(JSON.stringify(read.body.data)).toBe(JSON.stringify(created.body.data));
+        expect((await eventsFor(created.body.data.id)).map((e) => e.payload)).toEqual([created.body.data]);
+      }
+    });
+
     it('optional fields sent as null are absent (debtId, currency, method, reference)', async () => {
       const body = { ...base(), debtId: null, currency: null, method: null, reference: null };
       const res = await post(body);

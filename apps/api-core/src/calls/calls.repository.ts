@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { EventEmission } from '../outbox/event-emission';
-import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql, outboxRowSql } from '../outbox/outbox.repository';
+import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql, outboxRowSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { liveDebtorColumn } from '../shared/lookups.repository';
 import { callAnalysisView } from './call-analysis';
@@ -44,7 +44,9 @@ export interface LockedCall {
   portfolioId: string;
   organizationId: string;
   status: string;
-  event: EventSource;
+  eventSource: EventSource;
+  /** The campaign the change names is one of the call's portfolio (false when it names none). */
+  campaignFound: boolean;
 }
 
 /** A call as its SQL returns it: the list item with Date timestamps, and the stored analysis JSON. */
@@ -120,19 +122,22 @@ export function callByIdSql(auth: AuthContext, id: string): Prisma.Sql {
 /** What a call's intake decides on, read in one statement (callContextSql). */
 export interface CallContext {
   organizationId: string;
-  event: EventSource;
+  eventSource: EventSource;
   debtorLive: boolean;
   /** The named campaign is one of the portfolio's (false when none is named). */
   campaignFound: boolean;
 }
 
-type CallContextRow = Omit<CallContext, 'event'> & EventSource;
+/** `campaignFound`: the campaign named is one of the portfolio whose id is `portfolioId` (a column); false when none is named. */
+function campaignFoundColumn(campaignId: string | null, portfolioId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`EXISTS (SELECT 1 FROM campaigns cp WHERE cp.id = ${campaignId}::text AND cp.portfolio_id = ${portfolioId}) AS "campaignFound"`;
+}
 
 /** The intake's read: the portfolio (any: the operator's), its event source, the debtor and the campaign, in one row. */
 export function callContextSql(portfolioId: string, debtorId: string, campaignId: string | null): Prisma.Sql {
   return Prisma.sql`
-    SELECT p.organization_id AS "organizationId", ${EVENT_SOURCE_COLUMNS}, ${liveDebtorColumn(debtorId)},
-      EXISTS (SELECT 1 FROM campaigns cp WHERE cp.id = ${campaignId}::text AND cp.portfolio_id = p.id) AS "campaignFound"
+    SELECT p.organization_id AS "organizationId", ${EVENT_SOURCE_COLUMN}, ${liveDebtorColumn(debtorId)},
+      ${campaignFoundColumn(campaignId, Prisma.sql`p.id`)}
     FROM portfolios p
     JOIN organizations o ON o.id = p.organization_id
     WHERE p.id = ${portfolioId}`;
@@ -193,10 +198,8 @@ export class CallsRepository {
 
   /** The intake's read (callContextSql); null when the portfolio does not exist. */
   async context(portfolioId: string, debtorId: string, campaignId: string | null): Promise<CallContext | null> {
-    const [row] = await this.db.prepared<CallContextRow>(callContextSql(portfolioId, debtorId, campaignId));
-    if (!row) return null;
-    const { demo, organizationStatus, sandbox, ...context } = row;
-    return { ...context, event: { demo, organizationStatus, sandbox } };
+    const [context] = await this.db.prepared<CallContext>(callContextSql(portfolioId, debtorId, campaignId));
+    return context ?? null;
   }
 
   /** A new call (insertCallSql): fields not given are null, both timestamps the time of the write. */
@@ -210,21 +213,18 @@ export class CallsRepository {
     return this.db.sqlTransaction(fn);
   }
 
-  /** Locks the call (SELECT … FOR UPDATE) so concurrent changes of one call run one after the other. */
-  async lock(tx: SqlTransaction, id: string): Promise<LockedCall | null> {
-    const [row] = await tx.query<Omit<LockedCall, 'event'> & EventSource>(Prisma.sql`
-      SELECT c.id, c.portfolio_id AS "portfolioId", p.organization_id AS "organizationId", c.status, ${EVENT_SOURCE_COLUMNS}
+  /**
+   * Locks the call (SELECT … FOR UPDATE) so concurrent changes of one call run one after the other,
+   * reading with it what the change decides on: its status, event source and the campaign it names.
+   */
+  async lock(tx: SqlTransaction, id: string, campaignId: string | null): Promise<LockedCall | null> {
+    const [row] = await tx.query<LockedCall>(Prisma.sql`
+      SELECT c.id, c.portfolio_id AS "portfolioId", p.organization_id AS "organizationId", c.status, ${EVENT_SOURCE_COLUMN},
+        ${campaignFoundColumn(campaignId, Prisma.sql`c.portfolio_id`)}
       FROM calls c JOIN portfolios p ON p.id = c.portfolio_id JOIN organizations o ON o.id = p.organization_id
       WHERE c.id = ${id}
       FOR UPDATE OF c`);
-    if (!row) return null;
-    const { demo, organizationStatus, sandbox, ...call } = row;
-    return { ...call, event: { demo, organizationStatus, sandbox } };
-  }
-
-  async campaignExists(tx: SqlTransaction, portfolioId: string, campaignId: string): Promise<boolean> {
-    const rows = await tx.query(Prisma.sql`SELECT 1 FROM campaigns WHERE id = ${campaignId} AND portfolio_id = ${portfolioId}`);
-    return rows.length > 0;
+    return row ?? null;
   }
 
   /** Writes the given fields (undefined ones untouched) and updated_at; the call must exist (locked). */

@@ -69,19 +69,19 @@ export class CallsService {
     if (!context) throw AppError.notFound('portfolio');
     if (!context.debtorLive) throw AppError.notFound('debtor');
     if (body.campaignId && !context.campaignFound) throw AppError.notFound('campaign');
-    const event = completesCall(null, body.status) ? eventEmission(context.event, context.organizationId) : null;
+    const event = completesCall(null, body.status) ? eventEmission(context.eventSource, context.organizationId) : null;
     return this.calls.insert({ ...changesOf(body), portfolioId, debtorId: body.debtorId, direction: body.direction, status: body.status }, event);
   }
 
   /** The change to completed emits call.completed; a final call never changes status again. */
   async update(id: string, body: UpdateCallDto): Promise<CallView> {
     return this.calls.transaction(async (tx) => {
-      const current = await this.calls.lock(tx, id);
+      const current = await this.calls.lock(tx, id, body.campaignId ?? null);
       if (!current) throw AppError.notFound('call');
       if (body.status !== undefined) assertCallStatusChange(current.status, body.status);
-      if (body.campaignId && !(await this.calls.campaignExists(tx, current.portfolioId, body.campaignId))) throw AppError.notFound('campaign');
+      if (body.campaignId && !current.campaignFound) throw AppError.notFound('campaign');
       const updated = await this.calls.update(tx, id, changesOf(body));
-      const emission = completesCall(current.status, updated.status) ? eventEmission(current.event, current.organizationId) : null;
+      const emission = completesCall(current.status, updated.status) ? eventEmission(current.eventSource, current.organizationId) : null;
       if (emission) await this.calls.recordCompleted(tx, listItemOf(updated), emission);
       return updated;
     });

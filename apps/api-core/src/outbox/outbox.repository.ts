@@ -14,10 +14,10 @@ export interface EventSource {
 }
 
 /**
- * The event source of portfolio `p` as columns (EventSource's fields), for a statement that reads
- * `portfolios p JOIN organizations o ON o.id = p.organization_id`.
+ * The event source of portfolio `p` as one column, `eventSource` (an EventSource, read as JSON), for
+ * a statement that reads `portfolios p JOIN organizations o ON o.id = p.organization_id`.
  */
-export const EVENT_SOURCE_COLUMNS = Prisma.sql`p.demo, o.status AS "organizationStatus", o.sandbox`;
+export const EVENT_SOURCE_COLUMN = Prisma.sql`json_build_object('demo', p.demo, 'organizationStatus', o.status, 'sandbox', o.sandbox) AS "eventSource"`;
 
 /** One outbox row to write. */
 export interface OutboxInsert {

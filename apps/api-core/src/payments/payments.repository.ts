@@ -3,7 +3,7 @@ import { AuthContext, PaymentSource, PaymentView, WebhookEventType } from '@dc/c
 import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { QueryResultRow } from 'pg';
 import type { EventEmission } from '../outbox/event-emission';
-import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
+import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
 import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
 
@@ -61,7 +61,7 @@ export function paymentByIdSql(auth: AuthContext, id: string): Prisma.Sql {
 export interface PaymentContext {
   organizationId: string;
   identityCurrency: string[];
-  event: EventSource;
+  eventSource: EventSource;
   debtorLive: boolean;
   /** The named debt's currency when it is a live debt of the debtor; null when not named or not found. */
   debtCurrency: string | null;
@@ -89,12 +89,7 @@ export interface PaymentDraft {
 }
 
 /** paymentContextSql's row: the context's fields, then the earlier payment's columns (all null without one). */
-export type PaymentContextRow = Omit<PaymentContext, 'event' | 'earlier'> & {
-  demo: boolean;
-  organizationStatus: string;
-  sandbox: boolean;
-  currencyDerived: boolean | null;
-} & { [K in keyof PaymentRow]: PaymentRow[K] | null };
+export type PaymentContextRow = Omit<PaymentContext, 'earlier'> & { currencyDerived: boolean | null } & { [K in keyof PaymentRow]: PaymentRow[K] | null };
 
 /**
  * The registration's read: the portfolio (inside `reach` when given: a key's writes), the debtor,
@@ -104,7 +99,7 @@ export type PaymentContextRow = Omit<PaymentContext, 'event' | 'earlier'> & {
 export function paymentContextSql(portfolioId: string, reach: Prisma.Sql | null, debtorId: string, debtId: string | null, externalId: string | null): Prisma.Sql {
   return Prisma.sql`
     SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency",
-      ${EVENT_SOURCE_COLUMNS},
+      ${EVENT_SOURCE_COLUMN},
       ${liveDebtorColumn(debtorId)}, ${liveDebtCurrencyColumn(debtorId, debtId)},
       ARRAY(SELECT DISTINCT dt.currency FROM debts dt WHERE dt.debtor_id = ${debtorId} AND dt.portfolio_id = p.id AND dt.deleted_at IS NULL ORDER BY 1 LIMIT 2) AS "debtCurrencies",
       ${PAYMENT_COLUMNS}, pay.currency_derived AS "currencyDerived"
@@ -136,7 +131,7 @@ export function insertPaymentSql({ payment, currencyDerived, source, event }: Pa
 
 /** The context as the use case reads it. */
 export function paymentContextOf(row: PaymentContextRow): PaymentContext {
-  const { organizationId, identityCurrency, demo, organizationStatus, sandbox, debtorLive, debtCurrency, debtCurrencies, currencyDerived } = row;
+  const { organizationId, identityCurrency, eventSource, debtorLive, debtCurrency, debtCurrencies, currencyDerived } = row;
   const earlier: StoredPayment | null = row.id === null ? null : {
     payment: isoDates({
       id: row.id, externalId: row.externalId, portfolioId: row.portfolioId, debtorId: row.debtorId, debtId: row.debtId, promiseId: row.promiseId,
@@ -145,7 +140,7 @@ export function paymentContextOf(row: PaymentContextRow): PaymentContext {
     } as PaymentRow),
     currencyDerived: currencyDerived === true,
   };
-  return { organizationId, identityCurrency, event: { demo, organizationStatus, sandbox }, debtorLive, debtCurrency, debtCurrencies, earlier };
+  return { organizationId, identityCurrency, eventSource, debtorLive, debtCurrency, debtCurrencies, earlier };
 }
 
 /** The only code that touches Prisma/SQL for payments. */

@@ -74,7 +74,7 @@ export class RegisterPaymentUseCase {
       createdAt: at,
       updatedAt: at,
     };
-    const event = eventEmission(context.event, context.organizationId);
+    const event = eventEmission(context.eventSource, context.organizationId);
     const payment = await this.payments.insert(tx, { payment: draft, currencyDerived: !command.currency, source: command.source, event });
     if (payment) return { payment, created: true };
 

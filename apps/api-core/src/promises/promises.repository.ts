@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, PromiseStatus, PromiseView, WebhookEventType } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { EventEmission } from '../outbox/event-emission';
-import { EVENT_SOURCE_COLUMNS, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
+import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 import { liveDebtCurrencyColumn, liveDebtorColumn } from '../shared/lookups.repository';
 
@@ -16,7 +16,7 @@ export interface PromiseListFilter {
 export interface PromiseContext {
   organizationId: string;
   identityCurrency: string[];
-  event: EventSource;
+  eventSource: EventSource;
   debtorLive: boolean;
   /** The named debt's currency when it is a live debt of the debtor; null when not named or not found. */
   debtCurrency: string | null;
@@ -24,12 +24,10 @@ export interface PromiseContext {
   callFound: boolean;
 }
 
-type PromiseContextRow = Omit<PromiseContext, 'event'> & EventSource;
-
 /** The intake's read: the portfolio (any: the operator's), its event source, the debtor, the debt and the call, in one row. */
 export function promiseContextSql(portfolioId: string, debtorId: string, debtId: string | null, callId: string | null): Prisma.Sql {
   return Prisma.sql`
-    SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency", ${EVENT_SOURCE_COLUMNS},
+    SELECT p.organization_id AS "organizationId", p.identity_currency AS "identityCurrency", ${EVENT_SOURCE_COLUMN},
       ${liveDebtorColumn(debtorId)}, ${liveDebtCurrencyColumn(debtorId, debtId)},
       EXISTS (SELECT 1 FROM calls cl WHERE cl.id = ${callId}::text AND cl.portfolio_id = p.id AND cl.debtor_id = ${debtorId}) AS "callFound"
     FROM portfolios p
@@ -94,10 +92,8 @@ export class PromisesRepository {
 
   /** The intake's read (promiseContextSql); null when the portfolio does not exist. */
   async context(portfolioId: string, debtorId: string, debtId: string | null, callId: string | null): Promise<PromiseContext | null> {
-    const [row] = await this.db.prepared<PromiseContextRow>(promiseContextSql(portfolioId, debtorId, debtId, callId));
-    if (!row) return null;
-    const { demo, organizationStatus, sandbox, ...context } = row;
-    return { ...context, event: { demo, organizationStatus, sandbox } };
+    const [context] = await this.db.prepared<PromiseContext>(promiseContextSql(portfolioId, debtorId, debtId, callId));
+    return context ?? null;
   }
 
   /** A new promise (insertPromiseSql), its id and its event's chosen here. */

@@ -56,7 +56,7 @@ export class PromisesService {
       createdAt: at,
       updatedAt: at,
     };
-    return this.promises.insert(draft, eventEmission(context.event, context.organizationId));
+    return this.promises.insert(draft, eventEmission(context.eventSource, context.organizationId));
   }
 
   /** pending → partial | broken | cancelled; from any other status 409 invalid_state_transition. */
