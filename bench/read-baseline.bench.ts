@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
+import { ulid } from 'ulid';
 import { encodeCursor } from '../libs/contracts/src/pagination';
 import { batchBody, postBatch } from './baseline/batch';
 import { InspectorSession } from './baseline/cpu-profiler';
@@ -19,7 +20,7 @@ import { numberOption, option } from './options';
  * The read API against a bare baseline of the same path, interleaved in one run
  * (bench/README.md):
  *   npm run bench:baseline [-- --debtors 20000 --seconds 5 --warm-up 5 --rounds 5 --connections 50 --soak 60 --profile DIR
- *                             --phases empty,point,fresh,compression,stale,batch,soak --project-env K=V,K=V --baseline-env K=V,K=V]
+ *                             --phases empty,point,fresh,events,compression,stale,batch,soak --project-env K=V,K=V --baseline-env K=V,K=V]
  * Project: gateway → NATS → api-core → Postgres, as processes (Stack), LOG_LEVEL=info.
  * Baseline: bare-gateway (Fastify → NATS) → bare-pg-service (api-core's SQL through `pg`, the
  * project's body assembly), byte-identical pages; `/me` answered by a static NATS reply.
@@ -32,7 +33,7 @@ const CONNECTIONS = Math.max(1, numberOption('connections', 50));
 const SOAK_SECONDS = numberOption('soak', 60);
 const PROFILE_DIR = option('profile');
 /** The parts to run (all by default); a subset gives quick comparisons while working, not the figures bench/results records. */
-const PHASES = ['empty', 'point', 'fresh', 'compression', 'stale', 'batch', 'soak'] as const;
+const PHASES = ['empty', 'point', 'fresh', 'events', 'compression', 'stale', 'batch', 'soak'] as const;
 const chosen = (option('phases') ?? PHASES.join(',')).split(',');
 for (const name of chosen) if (!(PHASES as readonly string[]).includes(name)) throw new Error(`--phases: unknown phase "${name}" (known: ${PHASES.join(', ')})`);
 const runs = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
@@ -49,6 +50,8 @@ const PROJECT_ENV = envOption('project-env');
 const BASELINE_ENV = envOption('baseline-env');
 const BATCH = 500;
 const LIMIT = 50;
+/** Events in the first portfolio for the events feed's page (phase `events`), written by ten transactions. */
+const EVENTS = 20_000;
 /**
  * Load on each system before a scenario's measured rounds (a run's length unless --warm-up says
  * otherwise): the project runs several times the bare path's JavaScript per request, which V8
@@ -152,7 +155,7 @@ async function main(): Promise<void> {
 
 async function bench(cleanup: Cleanup): Promise<void> {
   if (ROUNDS < 5) log(`note: --rounds ${ROUNDS}: recorded figures need at least 5 interleaved rounds`);
-  const runSeconds = 8 * (ROUNDS * 2 * SECONDS + (2 * WARM_UP_MS) / 1000) + 3 * (ROUNDS * SECONDS + WARM_UP_MS / 1000) + SOAK_SECONDS + (PROFILE_DIR ? 3 * SECONDS : 0);
+  const runSeconds = 9 * (ROUNDS * 2 * SECONDS + (2 * WARM_UP_MS) / 1000) + 3 * (ROUNDS * SECONDS + WARM_UP_MS / 1000) + SOAK_SECONDS + (PROFILE_DIR ? 3 * SECONDS : 0);
   const minutes = runSeconds / 60;
   log(`${DEBTORS} debtors per portfolio, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s; measuring takes about ${minutes.toFixed(0)} min`);
 
@@ -381,6 +384,30 @@ async function bench(cleanup: Cleanup): Promise<void> {
   await withDatabase(stack.databaseUrl, (db) => db.query('ANALYZE'));
   await statistics('after ANALYZE');
   if (runs('fresh')) await pagePhase('fresh', undefined, firstIds);
+
+  // The events feed's first page (issue 37), beside the debtors' first page of the same run: payment
+  // events of the first portfolio's debtors, in the shape api-core writes them, after the ANALYZE
+  // (the planner has never seen them).
+  if (runs('events')) {
+    const ids = Array.from({ length: EVENTS }, () => `evt_${ulid()}`);
+    await withDatabase(stack.databaseUrl, async (db) => {
+      for (let k = 0; k < 10; k++) {
+        const slice = ids.slice((k * EVENTS) / 10, ((k + 1) * EVENTS) / 10);
+        await db.query(
+          `INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload)
+           SELECT e.id, $2, $3, 'payment.registered', true, json_build_object('id', 'pay_' || split_part(e.id, '_', 2), 'externalId', 'ext-' || e.n,
+             'portfolioId', $3::text, 'debtorId', ($4::text[])[1 + (e.n % cardinality($4::text[]))::int], 'debtId', null, 'promiseId', null, 'amount', 25.5,
+             'currency', 'EUR', 'paymentDate', '2026-11-01', 'paymentMethod', 'card', 'reference', null, 'createdAt', now(), 'updatedAt', now())
+           FROM unnest($1::text[]) WITH ORDINALITY AS e(id, n)`,
+          [slice, organizationId, firstPortfolio, firstIds],
+        );
+      }
+    });
+    log(`wrote ${EVENTS} events into ${firstPortfolio} (ten transactions)`);
+    const events = `/public/v1/events?limit=${LIMIT}`;
+    await sameBytes('events first page', events);
+    await scenario(`GET /events first page (${EVENTS} events)`, 'page', both(() => events), 'events');
+  }
 
   // Compression (project only), with fresh statistics: identity, gzip, br interleaved.
   const encodings = ['identity', 'gzip', 'br'] as const;

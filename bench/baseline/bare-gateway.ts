@@ -35,6 +35,13 @@ async function main(): Promise<() => Promise<unknown>> {
     return reply.type(JSON_TYPE).send(bytes(msg));
   });
 
+  app.get('/public/v1/events', async (request, reply) => {
+    const input: ListRequest = { limit: (request.query as Record<string, string | undefined>).limit };
+    const msg = await nc.request(subject.events, JSON.stringify(input), { timeout });
+    if (!msg.data.byteLength) return reply.status(500).type(JSON_TYPE).send(FAILED);
+    return reply.type(JSON_TYPE).send(bytes(msg));
+  });
+
   app.get('/public/v1/me', async (_request, reply) => {
     const msg = await nc.request(subject.me, undefined, { timeout });
     return reply.type(JSON_TYPE).send(bytes(msg));

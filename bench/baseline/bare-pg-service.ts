@@ -71,6 +71,20 @@ async function main(): Promise<() => Promise<unknown>> {
     },
   });
 
+  // The events feed's first page: api-core's statement, its text rows joined by jsonListBody as api-core does.
+  nc.subscribe(subject.events, {
+    queue: QUEUE_GROUP,
+    callback: (err, msg) => {
+      if (err) return;
+      respond(msg, async () => {
+        const limit = parseLimit((JSON.parse(msg.string()) as ListRequest).limit);
+        if (Number.isNaN(limit)) return null;
+        const t = statements.events;
+        return jsonListBody(await query(t, valuesFor(t, { take: limit + 1 })), limit);
+      });
+    },
+  });
+
   nc.subscribe(subject.me, {
     queue: QUEUE_GROUP,
     callback: (err, msg) => {

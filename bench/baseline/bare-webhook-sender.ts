@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const i = next++;
-        const body = eventBody({ deliveryId: `bare_${i}`, type: 'payment.registered', createdAt: new Date().toISOString(), livemode: true, dataJson: data });
+        const body = eventBody({ deliveryId: `bare_${i}`, eventId: `evt_bare_${i}`, type: 'payment.registered', createdAt: new Date().toISOString(), livemode: true, dataJson: data });
         const headers = {
           'content-type': 'application/json',
           [SIGNATURE_HEADER]: serviceSignature(secret, body, Math.floor(Date.now() / 1000)),

@@ -30,6 +30,8 @@ export const subjects = (prefix: string) => ({
   list: `${prefix}.debtors.list`,
   get: `${prefix}.debtors.get`,
   me: `${prefix}.me`,
+  /** GET /public/v1/events (first pages): a ListRequest. */
+  events: `${prefix}.events.list`,
   /** POST /public/v1/payments: the raw JSON body; answered with a StatusReply. */
   registerPayment: `${prefix}.payments.register`,
   /** POST /operator/v1/portfolios/{id}/promises and /calls: an IntakeRequest; answered with a StatusReply. */
@@ -75,6 +77,8 @@ export interface StatementsFile {
   listInPortfolioAfter: StatementTemplate;
   /** One debtor by id (filter `{id}`, take 1). */
   byId: StatementTemplate;
+  /** The first page of GET /v1/events, every portfolio the key reaches (api-core's eventsPageSql). */
+  events: StatementTemplate;
   /** The fixed bytes of the `/me` answer ("Fastify → NATS → static reply"). */
   meBody: string;
 }

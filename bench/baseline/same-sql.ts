@@ -1,5 +1,6 @@
 import type { AuthContext } from '@dc/contracts';
 import { reachableDebtorsSql } from '../../apps/api-core/src/debtors/debtors.repository';
+import { eventsPageSql } from '../../apps/api-core/src/events/events.repository';
 import type { StatementTemplate, StatementsFile } from './protocol';
 
 type Filter = Parameters<typeof reachableDebtorsSql>[1];
@@ -11,9 +12,9 @@ const PORTFOLIOS = ['pf_00000000000000000000000001', 'pf_00000000000000000000000
 const TAKES = [51, 52] as const;
 
 function differing(a: { text: string; values: unknown[] }, b: { text: string; values: unknown[] }, what: string): number[] {
-  if (a.text !== b.text || a.values.length !== b.values.length) throw new Error(`api-core's debtor SQL changes its text with the ${what}: cannot template it`);
+  if (a.text !== b.text || a.values.length !== b.values.length) throw new Error(`api-core's SQL changes its text with the ${what}: cannot template it`);
   const at = a.values.flatMap((v, i) => (v === b.values[i] ? [] : [i]));
-  if (!at.length) throw new Error(`api-core's debtor SQL does not bind the ${what}`);
+  if (!at.length) throw new Error(`api-core's SQL does not bind the ${what}`);
   return at;
 }
 
@@ -43,6 +44,16 @@ function template(name: string, auth: AuthContext, shape: { cursor: boolean; por
   };
 }
 
+/** api-core's statement of the events feed's first page (no filter), with the position of `limit + 1`. */
+function eventsTemplate(auth: AuthContext): StatementTemplate {
+  const build = (take: number) => {
+    const sql = eventsPageSql(auth, {}, null, take);
+    return { text: sql.text, values: sql.values };
+  };
+  const base = build(TAKES[0]);
+  return { name: 'bare_events', text: base.text, values: base.values, afterIdAt: [], portfolioIdAt: [], idAt: [], takeAt: differing(base, build(TAKES[1]), 'take') };
+}
+
 /** Every statement bare-pg-service serves, for the tenant's key (`auth`), and the fixed `/me` bytes. */
 export function baselineStatements(auth: AuthContext, meBody: string): StatementsFile {
   return {
@@ -51,6 +62,7 @@ export function baselineStatements(auth: AuthContext, meBody: string): Statement
     listInPortfolio: template('bare_list_pf', auth, { cursor: false, portfolio: true, byId: false }),
     listInPortfolioAfter: template('bare_list_pf_after', auth, { cursor: true, portfolio: true, byId: false }),
     byId: template('bare_by_id', auth, { cursor: false, portfolio: false, byId: true }),
+    events: eventsTemplate(auth),
     meBody,
   };
 }

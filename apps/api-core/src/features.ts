@@ -6,6 +6,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { DebtorBatchModule } from './debtor-batch/debtor-batch.module';
 import { DebtorsModule } from './debtors/debtors.module';
 import { DebtsModule } from './debts/debts.module';
+import { EventsModule } from './events/events.module';
 import { ImportsModule } from './imports/imports.module';
 import { OrganizationsModule } from './organizations/organizations.module';
 import { PaymentsModule } from './payments/payments.module';
@@ -33,6 +34,7 @@ export const FEATURE_MODULES = [
   CampaignsModule,
   WebhooksModule,
   ImportsModule,
+  EventsModule,
 ] as const;
 
 /** The handler classes (a feature module's controllers) of every feature module. */

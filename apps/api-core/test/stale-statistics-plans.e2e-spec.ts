@@ -2,13 +2,14 @@ import { AuthContext, MAX_ROWS_EXAMINED_PER_PAGE } from '@dc/contracts';
 import { Prisma } from '@dc/database';
 import { createTenant, OperatorClient, Stack, Tenant } from '@dc/testing';
 import { Client } from 'pg';
-import { ulid } from 'ulid';
+import { encodeTime, ulid } from 'ulid';
 import { reachableDebtorsSql } from '../src/debtors/debtors.repository';
 import { reachableDebtsSql } from '../src/debts/debts.repository';
 import { callByIdSql, callsPageSql } from '../src/calls/calls.repository';
 import { paymentByIdSql, paymentsPageSql } from '../src/payments/payments.repository';
 import { promisesPageSql } from '../src/promises/promises.repository';
 import { campaignByIdSql, campaignsPageSql } from '../src/campaigns/campaigns.repository';
+import { eventByIdSql, eventsPageSql } from '../src/events/events.repository';
 import { planCost } from './plan-buffers';
 
 /**
@@ -54,13 +55,16 @@ const PORTFOLIO_B = 10_000;
 const BATCH = 500;
 const TAKE = 51; // limit 50 + 1, as the services ask
 
-type Table = 'debtors' | 'debts' | 'calls' | 'payments' | 'promises' | 'campaigns';
+type Table = 'debtors' | 'debts' | 'calls' | 'payments' | 'promises' | 'campaigns' | 'outbox_events';
 
 /** What the cases of one portfolio read: ids picked after its load. */
 interface Sample {
   pf: string;
   /** Per table, the id 80 % of the way through the portfolio's rows: the cursor of a deep page. */
   deep: Record<Table, string>;
+  /** The transaction id (xid8) of the deep event: events are read in (xid, id) order (docs/adr/0048). */
+  deepEventXid: string;
+  event: string;
   /** A debtor with 120 calls, 4 payments and 4 promises (a debtor the collectors keep calling). */
   busyDebtor: string;
   /** The middle of the busy debtor's calls. */
@@ -118,7 +122,7 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
     client = new Client({ connectionString: stack.databaseUrl });
     await client.connect();
     // Statistics change only when this test says so, even where autovacuum runs (CI).
-    for (const table of ['portfolios', 'debtors', 'debts', 'debtor_phones', 'debtor_emails', 'calls', 'payments', 'promises', 'campaigns']) {
+    for (const table of ['portfolios', 'debtors', 'debts', 'debtor_phones', 'debtor_emails', 'calls', 'payments', 'promises', 'campaigns', 'outbox_events']) {
       await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)`);
     }
   }, 60_000);
@@ -286,6 +290,26 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
       [pf, promises.map((p) => p.id), promises.map((p) => p.d), promises.map((p) => p.status), promises.map((p) => p.t)],
     );
 
+    // Events: one per payment, promise and completed call, with their ids' times, written by ten
+    // transactions over the 60 days (each its own xid, in time order, as the writes of production).
+    for (let k = 0; k < 10; k++) {
+      const bound = (i: number) => (i === 0 ? 'evt_' : i === 10 ? 'evt_~' : `evt_${encodeTime(now - 60 * DAY + i * 6 * DAY, 10)}`);
+      await client.query(
+        `INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, created_at, relayed_at)
+         SELECT src.id, $2, $1, src.type, true, json_build_object('id', src.rid, 'portfolioId', $1::text, 'debtorId', src.debtor_id,
+           'createdAt', src.created_at, 'note', repeat('x', 200)), src.created_at, src.created_at
+         FROM (SELECT 'evt_' || split_part(id, '_', 2) AS id, id AS rid, 'payment.registered' AS type, debtor_id, created_at FROM payments WHERE portfolio_id = $1
+               UNION ALL SELECT 'evt_' || split_part(id, '_', 2), id, 'promise.created', debtor_id, created_at FROM promises WHERE portfolio_id = $1
+               UNION ALL SELECT 'evt_' || split_part(id, '_', 2), id, 'call.completed', debtor_id, created_at FROM calls WHERE portfolio_id = $1 AND status = 'completed') src
+         WHERE src.id >= $3 AND src.id < $4`,
+        [pf, tenant.organizationId, bound(k), bound(k + 1)],
+      );
+    }
+    const deepEvent = (await client.query<{ id: string; xid: string }>(
+      `SELECT id, xid::text FROM outbox_events WHERE portfolio_id = $1 ORDER BY xid, id OFFSET (SELECT count(*) * 4 / 5 FROM outbox_events WHERE portfolio_id = $1) LIMIT 1`,
+      [pf],
+    )).rows[0];
+
     const deepOf = async (table: Table) =>
       (await client.query<{ id: string }>(
         `SELECT id FROM ${table} WHERE portfolio_id = $1 ORDER BY id OFFSET (SELECT count(*) * 4 / 5 FROM ${table} WHERE portfolio_id = $1) LIMIT 1`,
@@ -293,11 +317,14 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
       )).rows[0].id;
     const deep = {} as Record<Table, string>;
     for (const table of ['debtors', 'debts', 'calls', 'payments', 'promises', 'campaigns'] as const) deep[table] = await deepOf(table);
+    deep.outbox_events = deepEvent.id;
     const one = async (text: string, params: unknown[]) => (await client.query<{ id: string }>(text, params)).rows[0].id;
     const busyCalls = (await client.query<{ id: string }>('SELECT id FROM calls WHERE debtor_id = $1 ORDER BY id', [busy])).rows;
     return {
       pf,
       deep,
+      deepEventXid: deepEvent.xid,
+      event: deepEvent.id,
       busyDebtor: busy,
       busyDebtorCallCursor: busyCalls[Math.floor(busyCalls.length / 2)].id,
       debtor,
@@ -342,7 +369,9 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
     const day = dayFrom.toISOString().slice(0, 10);
     const never = { from: new Date('9999-01-01T00:00:00Z') };
     const of = (table: Table) => (name: string, sql: Case['sql'], deep: string | null, bound: number, examined = SERVED): Case => ({ name, sql, deep, bound, table, examined });
-    const [debtors, debts, calls, payments, promises] = (['debtors', 'debts', 'calls', 'payments', 'promises'] as const).map(of);
+    const [debtors, debts, calls, payments, promises, events] = (['debtors', 'debts', 'calls', 'payments', 'promises', 'outbox_events'] as const).map(of);
+    // An events page starts after a position: the cursor's event and its transaction.
+    const position = (after: string | null) => (after === null ? null : { id: after, xid: s.deepEventXid });
     // The test's 24 campaigns fit a heap page: analysed, the planner reads the table (Seq Scan), once per scan.
     const campaigns = (name: string, sql: Case['sql'], deep: string | null, bound: number, scans = 1) => of('campaigns')(name, sql, deep, bound, scans * SERVED);
     return [
@@ -403,6 +432,11 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
       campaigns('campaigns status=active', (a) => campaignsPageSql(auth, { portfolioId: pf, statuses: ['active'] }, a, TAKE), s.deep.campaigns, BY_ID),
       campaigns('campaigns status=active,paused, every reachable portfolio', (a) => campaignsPageSql(auth, { statuses: ['active', 'paused'] }, a, TAKE), s.deep.campaigns, BY_ID, 4),
       campaigns('campaign by id', () => campaignByIdSql(auth, s.campaign), null, BY_ID),
+      events('events', (a) => eventsPageSql(auth, { portfolioId: pf }, position(a), TAKE), s.deep.outbox_events, PAGE),
+      events('events, every reachable portfolio', (a) => eventsPageSql(auth, {}, position(a), TAKE), s.deep.outbox_events, 2 * PAGE, 2 * SERVED),
+      events('events type=promise.created (10 %)', (a) => eventsPageSql(auth, { portfolioId: pf, types: ['promise.created'] }, position(a), TAKE), s.deep.outbox_events, CAPPED_PAGE, CAPPED),
+      events('events from=9999-01-01 (none)', (a) => eventsPageSql(auth, { portfolioId: pf, from: '9999-01-01T00:00:00.000Z' }, position(a), TAKE), s.deep.outbox_events, CAPPED_PAGE, CAPPED),
+      events('event by id', () => eventByIdSql(auth, s.event), null, BY_ID, 1),
     ];
   }
 
@@ -433,7 +467,7 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
   }
 
   const statisticsRows = async () =>
-    Number((await client.query(`SELECT count(*) FROM pg_stats WHERE schemaname = 'public' AND tablename IN ('debtors', 'debts', 'calls', 'payments', 'promises', 'campaigns')`)).rows[0].count);
+    Number((await client.query(`SELECT count(*) FROM pg_stats WHERE schemaname = 'public' AND tablename IN ('debtors', 'debts', 'calls', 'payments', 'promises', 'campaigns', 'outbox_events')`)).rows[0].count);
 
   let a: Sample;
   let b: Sample;

@@ -37,6 +37,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Debtor Batch': 'Create or update up to 500 debtors with their debts in one request, matched by externalId. Scope `write`.',
   Debtors: 'The people or companies that owe, with phones, emails and compliance flags.',
   Debts: 'Amounts owed, with currency, dates and a status derived from the amounts.',
+  Events: 'Every payment.registered, promise.created and call.completed of the last 30 days, as webhooks carry them: resume with `after` the last id processed to recover what a receiver missed.',
   Imports: 'Load a whole portfolio from a CSV file: get an upload URL, upload, enqueue, then poll. Scope `write`.',
   Me: 'The identity of the API key in use and its organization.',
   Payments: 'Payments recorded against debtors; register one with an externalId that makes retries safe.',
@@ -300,13 +301,16 @@ const WEBHOOK_DESCRIPTION = [
   'Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 ' +
     'bytes of the whole secret string, `whsec_` included (the scheme of Stripe\'s verifiers, which accept this header as is). ' +
     'Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is ' +
-    'fresh on every attempt.',
+    'fresh on every attempt. While a secret rotation\'s overlap lasts the header carries one `v1` per secret ' +
+    '(`t=<t>,v1=<new>,v1=<old>`): accept the delivery when any `v1` matches the secret you hold.',
   '`X-Service-Event` names the event kind (also the body\'s `type`).',
   'Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same ' +
     't) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by ' +
-    'base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret.',
+    'base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret; during a ' +
+    'rotation\'s overlap, one space-separated `v1,<base64>` per secret.',
   'Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in ' +
-    'total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it.',
+    'total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it. `eventId` names the ' +
+    'event, the same on every delivery of it to every webhook.',
 ].join('\n\n');
 
 function webhookOperation(w: WebhookDoc): Schema {
@@ -317,20 +321,24 @@ function webhookOperation(w: WebhookDoc): Schema {
       summary: w.summary,
       description: WEBHOOK_DESCRIPTION,
       parameters: [
-        header('X-Service-Signature', true, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`'),
+        header('X-Service-Signature', true, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; one `v1` per secret during a rotation\'s overlap.'),
         { ...header('X-Service-Event', true, 'The event kind.'), schema: { type: 'string', enum: [w.event] } },
         header('webhook-id', false, 'Standard Webhooks (opt-in per webhook): the delivery id.'),
         header('webhook-timestamp', false, 'Standard Webhooks (opt-in per webhook): unix seconds, the same t.'),
-        header('webhook-signature', false, 'Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`.'),
+        header('webhook-signature', false, 'Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`, space-separated, one per secret during a rotation\'s overlap.'),
       ],
       requestBody: {
         content: {
           'application/json': {
             schema: {
               type: 'object',
-              required: ['id', 'type', 'createdAt', 'livemode', 'data'],
+              required: ['id', 'eventId', 'type', 'createdAt', 'livemode', 'data'],
               properties: {
                 id: { type: 'string', description: 'Delivery id (`dlv_…`, not the resource id); the same on every attempt.' },
+                eventId: {
+                  type: 'string',
+                  description: 'Event id (`evt_…`): the same on every delivery of this event, to every webhook (since 1.8.0).',
+                },
                 type: { type: 'string', enum: [w.event], description: 'The event kind.' },
                 createdAt: { type: 'string', format: 'date-time', description: 'When the event happened (the change was committed).' },
                 livemode: { type: 'boolean', description: 'false for sandbox organizations.' },

@@ -39,6 +39,9 @@ export const VIEW_REFINEMENTS: Record<string, Record<string, Schema>> = {
   DebtorView: { ...stamps, status: oneOf(DEBTOR_STATUSES) },
   DebtorPhoneView: { owner: oneOf(PHONE_OWNERS), ownerSource: oneOf(PHONE_OWNER_SOURCES) },
   DebtorVerificationView: { status: oneOf(VERIFICATION_STATUSES) },
+  PaymentRegisteredEventView: { createdAt: dateTime },
+  PromiseCreatedEventView: { createdAt: dateTime },
+  CallCompletedEventView: { createdAt: dateTime },
   DebtView: { ...stamps, status: oneOf(DEBT_STATUSES), dueDate: loadedDate, issueDate: loadedDate },
   ImportUploadView: { expiresAt: dateTime },
   ImportView: { ...stamps, startedAt: dateTime, finishedAt: dateTime },
@@ -49,7 +52,7 @@ export const VIEW_REFINEMENTS: Record<string, Record<string, Schema>> = {
 };
 
 /** Unions of the views that the document states as a `oneOf` with a discriminator, by property. */
-export const DISCRIMINATED_UNIONS: Record<string, string> = { DebtorBatchResult: 'status' };
+export const DISCRIMINATED_UNIONS: Record<string, string> = { DebtorBatchResult: 'status', EventView: 'type' };
 
 /** Applies VIEW_REFINEMENTS to the named schema in place (keeps `null` where the view allows it). */
 export function refineView(name: string, schema: Schema): void {

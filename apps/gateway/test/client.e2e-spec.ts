@@ -260,6 +260,7 @@ describe('@dc/client against the real gateway', () => {
       expect(event.data).toEqual(payment.data);
       expect(event.livemode).toBe(true);
       expect(event.id).toMatch(/^dlv_/);
+      expect(event.eventId).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
 
       const tampered = Buffer.from(delivery.rawBody.toString('utf8').replace('"amount":25.5', '"amount":255'));
       expect(tampered.equals(delivery.rawBody)).toBe(false);

@@ -174,14 +174,21 @@ describe('operator webhooks', () => {
           url: PUBLIC_URL,
           portfolioIds: [],
           enabled: true,
+          failingSince: null,
+          disabledAt: null,
+          disabledReason: null,
           standardWebhooks: false,
+          previousSecretExpiresAt: null,
           createdAt: ISO,
           updatedAt: ISO,
           secret: expect.stringMatching(SECRET),
         },
       });
       const webhook = res.body.data;
-      expect(Object.keys(webhook)).toEqual(['id', 'organizationId', 'url', 'portfolioIds', 'enabled', 'standardWebhooks', 'createdAt', 'updatedAt', 'secret']);
+      expect(Object.keys(webhook)).toEqual([
+        'id', 'organizationId', 'url', 'portfolioIds', 'enabled', 'failingSince', 'disabledAt', 'disabledReason', 'standardWebhooks', 'previousSecretExpiresAt',
+        'createdAt', 'updatedAt', 'secret',
+      ]);
       expect(webhook.updatedAt).toBe(webhook.createdAt);
 
       const stored = await row('webhooks', webhook.id);
@@ -195,22 +202,33 @@ describe('operator webhooks', () => {
       expect(() => new SecretBox(SECRET_KEY).open(ciphertext, webhookSecretContext('whk_other'))).toThrow('sealed secret failed authentication');
     });
 
-    it('a secret sealed before secrets were bound to their webhook (v1) is sealed again, bound, when an api-core starts', async () => {
+    it('a secret sealed before secrets were bound to their webhook (v1) is sealed again, bound, when an api-core starts; a rotation\'s previous secret too', async () => {
       const webhook = await createOk();
       // As v1 sealed it: AES-256-GCM without associated data.
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', SECRET_KEY, iv);
-      const packed = Buffer.concat([iv, cipher.update(webhook.secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
       const keyId = createHash('sha256').update(SECRET_KEY).digest('hex').slice(0, 8);
-      const legacy = `v1.${keyId}.${packed.toString('base64url')}`;
-      await sql((c) => c.query('UPDATE webhooks SET secret_ciphertext = $2 WHERE id = $1', [webhook.id, legacy]));
+      const sealedAsV1 = (secret: string) => {
+        const iv = randomBytes(12);
+        const cipher = createCipheriv('aes-256-gcm', SECRET_KEY, iv);
+        const packed = Buffer.concat([iv, cipher.update(secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+        return `v1.${keyId}.${packed.toString('base64url')}`;
+      };
+      const legacy = sealedAsV1(webhook.secret);
+      // A previous secret still in its overlap (docs/adr/0048), sealed the old way too.
+      const previousSecret = `whsec_${randomBytes(32).toString('base64').slice(0, 43)}`;
+      await sql((c) => c.query(
+        `UPDATE webhooks SET secret_ciphertext = $2, previous_secret_ciphertext = $3, previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+        [webhook.id, legacy, sealedAsV1(previousSecret)],
+      ));
       const extra = await stack.startApiCore();
       try {
         await extra.waitForLog((l) => l.msg === 'webhook secrets sealed again with the current key, bound to their webhook', 20_000);
-        const resealed: string = (await row('webhooks', webhook.id)).secret_ciphertext;
+        const stored = await row('webhooks', webhook.id);
+        const resealed: string = stored.secret_ciphertext;
         expect(resealed).toMatch(new RegExp(`^v2\\.${keyId}\\.`));
         expect(new SecretBox(SECRET_KEY).open(resealed, webhookSecretContext(webhook.id))).toBe(webhook.secret);
         expect(() => new SecretBox(SECRET_KEY).open(resealed, webhookSecretContext('whk_other'))).toThrow('sealed secret failed authentication');
+        expect(stored.previous_secret_ciphertext).toMatch(new RegExp(`^v2\\.${keyId}\\.`));
+        expect(new SecretBox(SECRET_KEY).open(stored.previous_secret_ciphertext, webhookSecretContext(webhook.id))).toBe(previousSecret);
       } finally {
         await extra.stop();
       }
@@ -272,7 +290,8 @@ describe('operator webhooks', () => {
       expect(first.status).toBe(200);
       expect(first.body.data).toHaveLength(2);
       expect(first.body.data[0]).toEqual({
-        id: ids[0], organizationId: org, url: `${PUBLIC_URL}/0`, portfolioIds: [], enabled: true, standardWebhooks: false, createdAt: ISO, updatedAt: ISO,
+        id: ids[0], organizationId: org, url: `${PUBLIC_URL}/0`, portfolioIds: [], enabled: true, failingSince: null, disabledAt: null, disabledReason: null,
+        standardWebhooks: false, previousSecretExpiresAt: null, createdAt: ISO, updatedAt: ISO,
       });
       expect(first.body.pagination).toEqual({ hasMore: true, limit: 2, nextCursor: expect.any(String) });
       const seen: string[] = [];
@@ -325,7 +344,16 @@ describe('operator webhooks', () => {
       expect((await patch({ portfolioIds: [] })).body.data.portfolioIds).toEqual([]);
 
       expect((await patch({ standardWebhooks: true })).body.data).toMatchObject({ standardWebhooks: true, enabled: true });
-      expect((await patch({ enabled: false })).body.data).toMatchObject({ standardWebhooks: true, enabled: false });
+      // Disabling records when and why (docs/adr/0048).
+      const off = (await patch({ enabled: false })).body.data;
+      expect(off).toMatchObject({ standardWebhooks: true, enabled: false, failingSince: null, disabledAt: ISO, disabledReason: 'disabled by the operator' });
+      expect(off.disabledAt).toBe(off.updatedAt);
+      // Disabled again (here over an automatic disabling): the first disabling's time and reason stay.
+      await sql((c) => c.query(`UPDATE webhooks SET failing_since = '2026-01-05T10:00:00Z', disabled_reason = 'failing' WHERE id = $1`, [webhook.id]));
+      expect((await patch({ enabled: false })).body.data).toMatchObject({
+        enabled: false, failingSince: '2026-01-05T10:00:00.000Z', disabledAt: off.disabledAt, disabledReason: 'failing',
+      });
+      // Enabling clears all three (base: as registered, all null).
       const on = await patch({ enabled: true });
       expect(on.body).toEqual({
         data: { ...base, url: 'https://93.184.216.34/v2', portfolioIds: [], enabled: true, standardWebhooks: true, updatedAt: ISO },
@@ -573,6 +601,105 @@ describe('operator webhooks', () => {
     it('an unknown or malformed delivery is 404', async () => {
       expectError(await operator.request('POST', `/deliveries/${id('dlv')}/redeliver`), 404, 'not_found');
       expectError(await operator.request('POST', '/deliveries/dlv_x/redeliver'), 404, 'not_found');
+    });
+  });
+
+  describe('POST /webhooks/{id}/rotate-secret (docs/adr/0048)', () => {
+    const DAY_MS = 86_400_000;
+    const OVERLAP_MESSAGE = /^overlapSeconds must be an integer from 0 to 604800 \(7 days\)$/;
+    const rotate = (webhookId: string, body?: Record<string, unknown>) => operator.request('POST', `/webhooks/${webhookId}/rotate-secret`, body);
+    const open = (ciphertext: string, webhookId: string) => new SecretBox(SECRET_KEY).open(ciphertext, webhookSecretContext(webhookId));
+    /** The registration answer without its secret: the view every other route shows. */
+    const viewOf = (created: Record<string, unknown>) => Object.fromEntries(Object.entries(created).filter(([key]) => key !== 'secret'));
+
+    it('200 with the view and a new secret, shown once; the old secret becomes the previous one for 24 h by default (no body)', async () => {
+      const webhook = await createOk();
+      const before = Date.now();
+      const res = await rotate(webhook.id);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ data: { ...viewOf(webhook), previousSecretExpiresAt: ISO, updatedAt: ISO, secret: expect.stringMatching(SECRET) } });
+      const rotated = res.body.data;
+      // The registration's fields in the registration's order, the secret last.
+      expect(Object.keys(rotated)).toEqual(Object.keys(webhook));
+      expect(rotated.secret).not.toBe(webhook.secret);
+      expect(Date.parse(rotated.updatedAt)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(rotated.previousSecretExpiresAt) - Date.parse(rotated.updatedAt)).toBe(DAY_MS);
+
+      // Stored sealed for the webhook: the new one current, the old one previous, with its expiry.
+      const stored = await row('webhooks', webhook.id);
+      expect(open(stored.secret_ciphertext, webhook.id)).toBe(rotated.secret);
+      expect(open(stored.previous_secret_ciphertext, webhook.id)).toBe(webhook.secret);
+      expect(stored.previous_secret_expires_at).toEqual(new Date(rotated.previousSecretExpiresAt));
+      for (const secret of [webhook.secret, rotated.secret]) {
+        expect(JSON.stringify(stored)).not.toContain(secret);
+        expect(JSON.stringify(stored)).not.toContain(secret.slice('whsec_'.length));
+      }
+
+      // The list and a change show the rotation state, never a secret.
+      const list = await operator.expect(200, 'GET', `/organizations/${tenant.organizationId}/webhooks?limit=100`);
+      expect(list.data.find((w: { id: string }) => w.id === webhook.id)).toEqual(viewOf(rotated));
+      expect(JSON.stringify(list)).not.toContain('whsec_');
+      const patched = await operator.expect(200, 'PATCH', `/webhooks/${webhook.id}`, { standardWebhooks: true });
+      expect(patched.data).toEqual({ ...viewOf(rotated), standardWebhooks: true, updatedAt: ISO });
+      expect(JSON.stringify(patched)).not.toContain('whsec_');
+    });
+
+    it('a second rotation during the overlap: the then-current secret becomes the previous one, the one before it is gone', async () => {
+      const webhook = await createOk();
+      const first = (await operator.expect(200, 'POST', `/webhooks/${webhook.id}/rotate-secret`, { overlapSeconds: 3600 })).data;
+      expect(Date.parse(first.previousSecretExpiresAt) - Date.parse(first.updatedAt)).toBe(3_600_000);
+      const second = (await operator.expect(200, 'POST', `/webhooks/${webhook.id}/rotate-secret`, { overlapSeconds: 600 })).data;
+      expect(new Set([webhook.secret, first.secret, second.secret]).size).toBe(3);
+      expect(Date.parse(second.previousSecretExpiresAt) - Date.parse(second.updatedAt)).toBe(600_000);
+      const stored = await row('webhooks', webhook.id);
+      expect(open(stored.secret_ciphertext, webhook.id)).toBe(second.secret);
+      expect(open(stored.previous_secret_ciphertext, webhook.id)).toBe(first.secret);
+      expect(JSON.stringify(stored)).not.toContain(webhook.secret);
+    });
+
+    it('overlapSeconds 0 keeps no previous secret (an earlier one in its overlap is dropped too); 604800 is the longest overlap', async () => {
+      const webhook = await createOk();
+      await operator.expect(200, 'POST', `/webhooks/${webhook.id}/rotate-secret`, {});
+      const now = await rotate(webhook.id, { overlapSeconds: 0 });
+      expect(now.status).toBe(200);
+      expect(now.body.data).toMatchObject({ previousSecretExpiresAt: null, secret: expect.stringMatching(SECRET) });
+      const stored = await row('webhooks', webhook.id);
+      expect(stored).toMatchObject({ previous_secret_ciphertext: null, previous_secret_expires_at: null });
+      expect(open(stored.secret_ciphertext, webhook.id)).toBe(now.body.data.secret);
+
+      const longest = (await operator.expect(200, 'POST', `/webhooks/${webhook.id}/rotate-secret`, { overlapSeconds: 604_800 })).data;
+      expect(Date.parse(longest.previousSecretExpiresAt) - Date.parse(longest.updatedAt)).toBe(7 * DAY_MS);
+      expect(open((await row('webhooks', webhook.id)).previous_secret_ciphertext, webhook.id)).toBe(now.body.data.secret);
+    });
+
+    it('a disabled webhook may rotate its secret; it stays disabled', async () => {
+      const webhook = await createOk();
+      await operator.expect(200, 'PATCH', `/webhooks/${webhook.id}`, { enabled: false });
+      const res = await rotate(webhook.id, { overlapSeconds: 60 });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ id: webhook.id, enabled: false, secret: expect.stringMatching(SECRET) });
+    });
+
+    it('overlapSeconds that is not an integer from 0 to 604800, or an unknown field: 400 validation_error, nothing changes', async () => {
+      const webhook = await createOk();
+      const stored = await row('webhooks', webhook.id);
+      for (const overlapSeconds of [-1, 604_801, 1.5, '60', true, 1e12]) {
+        expectValidation(await rotate(webhook.id, { overlapSeconds }), 'overlapSeconds', OVERLAP_MESSAGE);
+      }
+      expectValidation(await rotate(webhook.id, { overlap: 60 }), 'overlap', /^property overlap should not exist/);
+      expectValidation(await rotate(webhook.id, { secret: 'whsec_mine' }), 'secret', /^property secret should not exist/);
+      expect(await row('webhooks', webhook.id)).toEqual(stored);
+    });
+
+    it('an unknown, malformed or deleted webhook is 404 not_found', async () => {
+      expectError(await rotate(id('whk')), 404, 'not_found');
+      expectError(await rotate('whk_nope'), 404, 'not_found');
+      expectError(await rotate(`${id('dlv')}`, {}), 404, 'not_found');
+      const webhook = await createOk();
+      expect((await operator.request('DELETE', `/webhooks/${webhook.id}`)).status).toBe(204);
+      const stored = await row('webhooks', webhook.id);
+      expectError(await rotate(webhook.id, { overlapSeconds: 60 }), 404, 'not_found');
+      expect(await row('webhooks', webhook.id)).toEqual(stored);
     });
   });
 

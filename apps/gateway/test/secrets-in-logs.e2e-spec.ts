@@ -106,7 +106,7 @@ describe('secrets and personal data never reach the logs', () => {
     expect(done).toMatchObject({ status: 'completed' });
   });
 
-  it('webhook secrets: registered, used to sign deliveries that succeed and deliveries that fail', async () => {
+  it('webhook secrets: registered, rotated, used to sign deliveries that succeed and deliveries that fail', async () => {
     const ok = await WebhookReceiver.start({ status: 200, body: '' });
     const failing = await WebhookReceiver.start({ status: 500, body: 'down' });
     receivers.push(ok, failing);
@@ -116,6 +116,12 @@ describe('secrets and personal data never reach the logs', () => {
       expect(secret).toMatch(/^whsec_/);
       keep('webhook secret', secret);
       keep('webhook secret key part', secret.slice('whsec_'.length));
+      // Rotated (docs/adr/0048): the new secret is answered once and never logged; both sign what follows.
+      const rotated = await operator.expect(200, 'POST', `/webhooks/${webhook.data.id}/rotate-secret`, { overlapSeconds: 3600 });
+      const newSecret = rotated.data.secret as string;
+      expect(newSecret).toMatch(/^whsec_/);
+      keep('rotated webhook secret', newSecret);
+      keep('rotated webhook secret key part', newSecret.slice('whsec_'.length));
     }
     const debtors = await pub('get', '/debtors?limit=1');
     const payment = await pub('post', '/payments').send({

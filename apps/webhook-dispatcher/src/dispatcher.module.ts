@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
 import { DeliveryProcessor } from './delivery/delivery.processor';
 import { DeliveryRepository } from './delivery/delivery.repository';
 import { DeliveryStore } from './delivery/delivery-store';
+import { AutoDisabler } from './disabling/auto-disabler';
+import { DisablingRepository } from './disabling/disabling.repository';
 import { Dispatcher } from './dispatcher';
 import { CONFIG, LOGGER } from './dispatcher.tokens';
 import { DispatcherMetrics } from './metrics/dispatcher-metrics';
@@ -68,6 +70,8 @@ export class DispatcherModule {
         DeliveryProcessor,
         PruningRepository,
         Pruner,
+        DisablingRepository,
+        AutoDisabler,
         Dispatcher,
       ],
     };

@@ -10,11 +10,13 @@ import { DispatcherMetrics } from './metrics/dispatcher-metrics';
 import { OutboxRelay } from './relay/outbox-relay';
 import { RelayRepository } from './relay/relay.repository';
 import { Pruner } from './pruning/pruner';
+import { AutoDisabler } from './disabling/auto-disabler';
 
 /**
  * The dispatcher's moving parts, started and stopped in order: the delivery worker, the relay loop
- * (whose first pass, at once, also enqueues whatever a crash left unqueued) and the pruner; on
- * shutdown the loops stop first, then the worker finishes the attempts in flight.
+ * (whose first pass, at once, also enqueues whatever a crash left unqueued), the pruner and the
+ * automatic disabling of failing webhooks; on shutdown the loops stop first, then the worker
+ * finishes the attempts in flight.
  */
 @Injectable()
 export class Dispatcher {
@@ -22,6 +24,7 @@ export class Dispatcher {
     private readonly processor: DeliveryProcessor,
     private readonly relay: OutboxRelay,
     private readonly pruner: Pruner,
+    private readonly disabler: AutoDisabler,
     metrics: DispatcherMetrics,
     relayRepository: RelayRepository,
     @InjectQueue(WEBHOOK_DELIVERIES_QUEUE) queue: Queue<DeliveryJob>,
@@ -39,6 +42,7 @@ export class Dispatcher {
     this.processor.start();
     this.relay.start();
     this.pruner.start();
+    this.disabler.start();
     const webhooks = this.config.webhooks;
     this.logger.info(
       {
@@ -50,13 +54,14 @@ export class Dispatcher {
         retryJitterMs: webhooks.retryJitterMs,
         attemptTimeoutMs: webhooks.attemptTimeoutMs,
         relayIntervalMs: webhooks.relayIntervalMs,
+        disableAfterSeconds: webhooks.disableAfterSeconds,
       },
       'webhook delivery started',
     );
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.relay.stop(), this.pruner.stop()]);
+    await Promise.all([this.relay.stop(), this.pruner.stop(), this.disabler.stop()]);
     await this.processor.stop();
   }
 }

@@ -1,12 +1,12 @@
 import { createTenant, eventually, insertDebtor, OperatorClient, ServiceProcess, Stack, Tenant, WebhookReceiver } from '@dc/testing';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import {
-  CreatedWebhook, DELIVERY_ID, DeliveryView, forResource, ISO, listDeliveries, publicGet, publicPost, registerWebhook, SIGNATURE_HEADER,
+  CreatedWebhook, DELIVERY_ID, DeliveryView, EVENT_ID, forResource, ISO, listDeliveries, publicGet, publicPost, registerWebhook, SIGNATURE_HEADER,
   signatureTime, sqlOn, startDispatcher, stripeVerify, tampered, webhookStackEnv,
 } from './webhook-kit';
 
 /**
- * docs/adr/0020: each event kind with the exact body, verified over the raw bytes by the
+ * docs/adr/0020: each event kind with the exact body (its eventId the outbox event's, docs/adr/0048), verified over the raw bytes by the
  * `stripe` library and (opt-in) by `standardwebhooks`; portfolio filters; demo and suspended
  * silence; livemode false for a sandbox; a new webhook served within 10 s.
  * Spec: Events (Registration rules, Event kinds, Delivery); README, Operator API.
@@ -113,7 +113,7 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
       return found[0];
     };
 
-    it('one POST per event and webhook, body exactly {id, type, createdAt, livemode, data} with data the API shape', async () => {
+    it('one POST per event and webhook, body exactly {id, eventId, type, createdAt, livemode, data} with data the API shape', async () => {
       expect(plain.requests).toHaveLength(expected.length);
       const ids = new Set<string>();
       for (const e of expected) {
@@ -122,8 +122,12 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
         expect(req.path).toBe('/');
         expect(req.header('content-type')).toMatch(/^application\/json(; ?charset=utf-8)?$/i);
         const body = req.json();
-        expect(body).toEqual({ id: expect.stringMatching(DELIVERY_ID), type: e.type, createdAt: ISO, livemode: true, data: e.data });
-        expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'id', 'livemode', 'type']);
+        expect(body).toEqual({ id: expect.stringMatching(DELIVERY_ID), eventId: expect.stringMatching(EVENT_ID), type: e.type, createdAt: ISO, livemode: true, data: e.data });
+        expect(Object.keys(body)).toEqual(['id', 'eventId', 'type', 'createdAt', 'livemode', 'data']);
+        // eventId is the id of the outbox event the change wrote.
+        const events = await sql()(async (c) =>
+          (await c.query<{ id: string }>(`SELECT id FROM outbox_events WHERE type = $1 AND payload->>'id' = $2`, [e.type, e.data.id])).rows);
+        expect(events.map((row) => row.id)).toEqual([body.eventId]);
         const createdAt = Date.parse(body.createdAt);
         expect(createdAt).toBeGreaterThanOrEqual(startedAt - 2_000);
         expect(createdAt).toBeLessThanOrEqual(req.receivedAt);
@@ -151,7 +155,7 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
         expect(d).toEqual({
           id: body.id,
           webhookId: plainHook.id,
-          eventId: expect.stringMatching(/^evt_/),
+          eventId: body.eventId,
           type: body.type,
           status: 'succeeded',
           attemptCount: 1,
@@ -204,9 +208,12 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
         expect(() => new StandardWebhook(plainHook.secret).verify(req.rawBody, headers)).toThrow();
         // The same secret also serves the X-Service-Signature scheme.
         expect(stripeVerify(req, standardHook.secret)).toEqual(body);
-        expect(body).toEqual({ id: expect.stringMatching(DELIVERY_ID), type: e.type, createdAt: ISO, livemode: true, data: e.data });
+        expect(body).toEqual({ id: expect.stringMatching(DELIVERY_ID), eventId: expect.stringMatching(EVENT_ID), type: e.type, createdAt: ISO, livemode: true, data: e.data });
 
         const withoutOptIn = requestFor(plain, e);
+        // The same event to another webhook: another delivery id, the same eventId.
+        expect(body.eventId).toBe(withoutOptIn.json().eventId);
+        expect(body.id).not.toBe(withoutOptIn.json().id);
         for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) expect(withoutOptIn.headers).not.toHaveProperty(name);
       }
       // One event, two webhooks: two deliveries, two ids.
@@ -228,7 +235,7 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
     const hookDeleted = await registerWebhook(operator, tenant.organizationId, { url: deleted.url });
     const patched = await operator.expect(200, 'PATCH', `/webhooks/${hookDisabled.id}`, { enabled: false });
     const view = Object.fromEntries(Object.entries(hookDisabled).filter(([k]) => k !== 'secret'));
-    expect(patched.data).toEqual({ ...view, enabled: false, updatedAt: ISO });
+    expect(patched.data).toEqual({ ...view, enabled: false, disabledAt: ISO, disabledReason: 'disabled by the operator', updatedAt: ISO });
     expect(patched.data).not.toHaveProperty('secret');
     const removed = await operator.request('DELETE', `/webhooks/${hookDeleted.id}`);
     expect(removed.status).toBe(204);
@@ -298,7 +305,9 @@ describe('webhook delivery: bodies, signatures and who receives what', () => {
     const payment = await operatorPayment(sandbox.portfolioIds[0], debtor);
     const req = await hooks.waitFor(forResource('payment.registered', payment.id));
     const apiPayment = (await publicGet(stack, sandbox.readKey, `/payments/${payment.id}`)).data;
-    expect(stripeVerify(req, hook.secret)).toEqual({ id: expect.stringMatching(DELIVERY_ID), type: 'payment.registered', createdAt: ISO, livemode: false, data: apiPayment });
+    expect(stripeVerify(req, hook.secret)).toEqual({
+      id: expect.stringMatching(DELIVERY_ID), eventId: expect.stringMatching(EVENT_ID), type: 'payment.registered', createdAt: ISO, livemode: false, data: apiPayment,
+    });
   });
 
   it('a new webhook receives an event written right after its registration within 10 s', async () => {

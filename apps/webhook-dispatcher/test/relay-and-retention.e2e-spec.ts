@@ -112,4 +112,21 @@ describe('relay and retention of outbox events', () => {
     ]);
     expect(attempts.rows.map((r) => r.delivery_id).sort()).toEqual([pendingDelivery, recentDelivery].sort());
   });
+
+  it('each pruning run clears the previous secret of a rotation whose overlap ended, and keeps one still in its overlap (docs/adr/0048)', async () => {
+    const operator = new OperatorClient(stack.operatorUrl);
+    const register = async () =>
+      (await operator.expect(201, 'POST', `/organizations/${tenant.organizationId}/webhooks`, { url: 'http://127.0.0.1:9/hook' })).data.id as string;
+    const [ended, ongoing] = [await register(), await register()];
+    await operator.expect(200, 'POST', `/webhooks/${ended}/rotate-secret`, { overlapSeconds: 60 });
+    await operator.expect(200, 'POST', `/webhooks/${ongoing}/rotate-secret`, { overlapSeconds: 3600 });
+    await pg.query(`UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ended]);
+
+    const config = loadConfig('webhook-dispatcher', { WEBHOOK_RETENTION_DAYS: '30' });
+    await new Pruner(new PruningRepository(database), config, createLogger('test', 'silent')).run();
+    const { rows } = await pg.query<{ id: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null }>(
+      'SELECT id, previous_secret_ciphertext, previous_secret_expires_at FROM webhooks WHERE id = ANY($1)', [[ended, ongoing]]);
+    expect(rows.find((r) => r.id === ended)).toMatchObject({ previous_secret_ciphertext: null, previous_secret_expires_at: null });
+    expect(rows.find((r) => r.id === ongoing)).toMatchObject({ previous_secret_ciphertext: expect.stringMatching(/^v2\./), previous_secret_expires_at: expect.any(Date) });
+  });
 });

@@ -130,7 +130,10 @@ describe('webhook delivery outcomes: retries, redirects, timeouts, redelivery', 
   it('500, 500, then 200: three attempts, one delivery id, a fresh t each time, succeeded with every attempt recorded', async () => {
     const { hook, payment, requests, delivery, countAfterWindow } = await runs.recovering;
     const bodies = requests.map((req) => stripeVerify(req, hook.secret));
-    expect(bodies[0]).toEqual({ id: expect.stringMatching(DELIVERY_ID), type: 'payment.registered', createdAt: ISO, livemode: true, data: expect.objectContaining({ id: payment.id }) });
+    expect(bodies[0]).toEqual({
+      id: expect.stringMatching(DELIVERY_ID), eventId: delivery.eventId, type: 'payment.registered', createdAt: ISO, livemode: true,
+      data: expect.objectContaining({ id: payment.id }),
+    });
     expect(bodies.map((b) => b.id)).toEqual([bodies[0].id, bodies[0].id, bodies[0].id]);
     expect(bodies[1]).toEqual(bodies[0]);
     expect(bodies[2]).toEqual(bodies[0]);
@@ -202,6 +205,9 @@ describe('webhook delivery outcomes: retries, redirects, timeouts, redelivery', 
       const [req] = await arrival;
       const body = stripeVerify(req, hook.secret);
       expect(body.id).toBe(failed.id);
+      // A redelivery names the same event.
+      expect(body.eventId).toBe(failed.eventId);
+      expect(body.eventId).toBe(r.requests[0].json().eventId);
       expect(signatureTime(req)).toBeGreaterThan(signatureTime(r.requests[4]));
       const delivery = await deliveryOnce(hook.id, (d) => expect(d.status).toBe('succeeded'));
       expect(delivery).toEqual(expect.objectContaining({ id: failed.id, status: 'succeeded', series: 2, attemptCount: 6, nextAttemptAt: null, completedAt: ISO }));

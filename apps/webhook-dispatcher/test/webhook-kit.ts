@@ -10,6 +10,8 @@ import Stripe from 'stripe';
 
 export const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 export const DELIVERY_ID = /^dlv_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** The body's `eventId`: the outbox event's id (docs/adr/0048). */
+export const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const SIGNATURE_HEADER = /^t=(\d+),v1=([0-9a-f]{64})$/;
 
 /**
@@ -48,7 +50,11 @@ export async function registerWebhook(
     url: body.url,
     portfolioIds: body.portfolioIds ?? [],
     enabled: true,
+    failingSince: null,
+    disabledAt: null,
+    disabledReason: null,
     standardWebhooks: body.standardWebhooks ?? false,
+    previousSecretExpiresAt: null,
     createdAt: ISO,
     updatedAt: ISO,
     secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}$/),

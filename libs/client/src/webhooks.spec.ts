@@ -8,7 +8,7 @@ import { verifyWebhook, WebhookVerificationError } from './webhooks';
  * and against Stripe's verifier, whose scheme the platform follows (spec: Webhooks).
  */
 const SECRET = `whsec_${'Ab3+'.repeat(10)}xyz`;
-const BODY = '{"id":"dlv_01JX","type":"payment.registered","createdAt":"2026-11-23T10:00:00.000Z","livemode":false,"data":{"id":"pay_1","amount":12.5,"note":"café ✓"}}';
+const BODY = '{"id":"dlv_01JX","eventId":"evt_01JX","type":"payment.registered","createdAt":"2026-11-23T10:00:00.000Z","livemode":false,"data":{"id":"pay_1","amount":12.5,"note":"café ✓"}}';
 const T = 1_764_000_000;
 const AT_T = new Date(T * 1000);
 const stripe = new Stripe('sk_test_unused');
@@ -62,6 +62,25 @@ describe('verifyWebhook', () => {
     const other = `v1=${'0'.repeat(64)}`;
     expect(verifyWebhook(BODY, { 'x-service-signature': `t=${T},${other},v0=abc,${good}` }, SECRET, { now: AT_T }).type).toBe('payment.registered');
     expect(reasonOf(() => verifyWebhook(BODY, { 'x-service-signature': `t=${T},${other}` }, SECRET, { now: AT_T }))).toBe('signature_mismatch');
+  });
+
+  it("during a secret rotation's overlap (two v1s, one per secret) accepts either secret, and refuses a third", () => {
+    const previous = `whsec_${'Zy9/'.repeat(10)}abc`;
+    const other = `whsec_${'Qq1+'.repeat(10)}def`;
+    const header = { 'x-service-signature': serviceSignature([SECRET, previous], BODY, T) };
+    expect(header['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    const now = { now: AT_T };
+    expect(verifyWebhook(BODY, header, SECRET, now)).toEqual(JSON.parse(BODY));
+    expect(verifyWebhook(BODY, header, previous, now)).toEqual(JSON.parse(BODY));
+    // The old secret's v1 first works too: the order is not significant.
+    expect(verifyWebhook(BODY, { 'x-service-signature': serviceSignature([previous, SECRET], BODY, T) }, SECRET, now).id).toBe('dlv_01JX');
+    expect(reasonOf(() => verifyWebhook(BODY, header, other, now))).toBe('signature_mismatch');
+    expect(reasonOf(() => verifyWebhook(BODY.replace('12.5', '12.6'), header, previous, now))).toBe('signature_mismatch');
+    // Stripe's verifier agrees on both secrets.
+    const live = { 'x-service-signature': serviceSignature([SECRET, previous], BODY, Math.floor(Date.now() / 1000)) };
+    for (const secret of [SECRET, previous]) {
+      expect(verifyWebhook(BODY, live, secret)).toEqual(stripe.webhooks.constructEvent(BODY, live['x-service-signature'], secret));
+    }
   });
 
   it('refuses a t outside the tolerance, in either direction, and accepts it at the edge', () => {

@@ -37,7 +37,9 @@ export interface VerifyWebhookOptions {
 /**
  * Checks a delivery's X-Service-Signature over the raw body bytes exactly as received (before any
  * JSON parsing) and returns the parsed event; throws WebhookVerificationError when it is not
- * authentic or `t` is outside the tolerance. Several `v1` entries are accepted (any one matching).
+ * authentic or `t` is outside the tolerance. Several `v1` entries are accepted (any one matching):
+ * during a secret rotation's overlap a delivery carries one per secret (`t=…,v1=<new>,v1=<old>`),
+ * so a receiver holding either secret verifies it.
  */
 export function verifyWebhook(rawBody: Uint8Array | string, headers: HeaderBag, secret: string, options: VerifyWebhookOptions = {}): WebhookEvent {
   const header = headerValue(headers, SIGNATURE_HEADER);

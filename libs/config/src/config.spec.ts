@@ -149,6 +149,18 @@ describe('loadConfig', () => {
     );
   });
 
+  it('disables failing webhooks after WEBHOOK_DISABLE_AFTER_DAYS (5), or WEBHOOK_DISABLE_AFTER_SECONDS when set', () => {
+    expect(loadConfig('webhook-dispatcher', {}).webhooks.disableAfterSeconds).toBe(5 * 86_400);
+    expect(loadConfig('webhook-dispatcher', { WEBHOOK_DISABLE_AFTER_DAYS: '2' }).webhooks.disableAfterSeconds).toBe(2 * 86_400);
+    expect(loadConfig('webhook-dispatcher', { WEBHOOK_DISABLE_AFTER_DAYS: '2', WEBHOOK_DISABLE_AFTER_SECONDS: '3' }).webhooks.disableAfterSeconds).toBe(3);
+    expect(() => loadConfig('webhook-dispatcher', { WEBHOOK_DISABLE_AFTER_DAYS: '0' })).toThrow(
+      'WEBHOOK_DISABLE_AFTER_DAYS must be an integer from 1 to 365 (got "0")',
+    );
+    expect(() => loadConfig('webhook-dispatcher', { WEBHOOK_DISABLE_AFTER_SECONDS: '1.5' })).toThrow(
+      'WEBHOOK_DISABLE_AFTER_SECONDS must be an integer from 1 to 31536000 (got "1.5")',
+    );
+  });
+
   it('refuses, in production, a missing or development webhook key and the private-targets flag', () => {
     const production = { NODE_ENV: 'production', ...CONNECTION_SECRETS, OPERATOR_TOKEN: STRONG_TOKEN, STORAGE_SIGNING_KEY: randomKey(2) };
     expect(() => loadConfig('webhook-dispatcher', production)).toThrow('WEBHOOK_SECRET_KEY is required in production');

@@ -164,6 +164,12 @@ export interface WebhookConfig {
   relayBatchSize: number;
   /** Relayed events, with their finished deliveries and attempts, are deleted after this many days. */
   retentionDays: number;
+  /**
+   * A webhook whose every attempt has failed for this long (since its `failing_since`) is disabled
+   * by the dispatcher (docs/adr/0048): WEBHOOK_DISABLE_AFTER_DAYS (5) in seconds, or
+   * WEBHOOK_DISABLE_AFTER_SECONDS when set (tests shorten it).
+   */
+  disableAfterSeconds: number;
 }
 
 /** Where uploaded CSV files live (docs/adr/0021): one directory on one machine, or an S3 bucket. */
@@ -689,6 +695,7 @@ function webhookConfig(r: Reader, nodeEnv: NodeEnv, serviceName: string): Webhoo
     relayIntervalMs: r.int('WEBHOOK_RELAY_INTERVAL_MS', 250, 10, 60_000),
     relayBatchSize: r.int('WEBHOOK_RELAY_BATCH_SIZE', 500, 1, 10_000),
     retentionDays: r.int('WEBHOOK_RETENTION_DAYS', 30, 1, 3_650),
+    disableAfterSeconds: r.int('WEBHOOK_DISABLE_AFTER_SECONDS', r.int('WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365) * 86_400, 1, 365 * 86_400),
   };
 }
 

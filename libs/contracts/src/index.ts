@@ -48,6 +48,8 @@ export * from './promises/promises.rpc';
 export * from './campaigns/campaign.dto';
 export * from './campaigns/campaign-intake.dto';
 export * from './campaigns/campaigns.rpc';
+export * from './events/event.dto';
+export * from './events/events.rpc';
 export * from './webhooks/webhook.dto';
 export * from './webhooks/webhooks.rpc';
 export * from './webhooks/delivery-queue';

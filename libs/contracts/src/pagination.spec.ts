@@ -13,6 +13,12 @@ describe('JSON bodies from rows Postgres serialised', () => {
     expect(jsonListBody(json, 4)).toBe(JSON.stringify(toPage(views, 4, (v) => v)));
   });
 
+  it.each([0, 2, 5])('a capped page of %i rows that stopped after an id (limit 4) is what toPage writes with resumeAfter', (n) => {
+    const { json, views } = rows(n);
+    const edge = 'evt_01J00000000000000000000000';
+    expect(jsonListBody(json, 4, edge)).toBe(JSON.stringify(toPage(views, 4, (v) => v, edge)));
+  });
+
   it.each([0, 1, 3, 4, 5])('from rows read as bytes, a list of %i rows (limit 4) has the same bytes', (n) => {
     const { json } = rows(n);
     const bytes = json.map((r) => ({ id: Buffer.from(r.id), json: Buffer.from(r.json) }));

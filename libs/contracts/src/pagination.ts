@@ -81,14 +81,16 @@ export interface JsonRow {
 
 /**
  * The JSON text of a list body from `limit + 1` rows Postgres serialised (docs/adr/0024): the same
- * shape as `toPage`, built by concatenation, so no row is ever parsed or re-serialised.
+ * shape as `toPage` (`resumeAfter` as there), built by concatenation, so no row is ever parsed or
+ * re-serialised.
  */
-export function jsonListBody(rows: JsonRow[], limit: number): string {
-  const hasMore = rows.length > limit;
-  const count = hasMore ? limit : rows.length;
+export function jsonListBody(rows: JsonRow[], limit: number, resumeAfter: string | null = null): string {
+  const full = rows.length > limit;
+  const count = full ? limit : rows.length;
   let data = '';
   for (let i = 0; i < count; i++) data += (i ? ',' : '') + rows[i].json;
-  return `{"data":[${data}${listTail(hasMore, limit, hasMore ? rows[count - 1].id : null)}`;
+  const after = full ? rows[count - 1].id : resumeAfter;
+  return `{"data":[${data}${listTail(after !== null, limit, after)}`;
 }
 
 /** What follows a list body's last row: the end of `data` and the pagination object. */

@@ -9,3 +9,4 @@ export * from './webhook-url';
 export * from './attempt-error';
 export * from './guarded-connector';
 export * from './webhook-http-client';
+export * from './webhook-disabling';

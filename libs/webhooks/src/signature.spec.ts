@@ -78,3 +78,35 @@ describe('standardWebhooksHeaders', () => {
     expect(standardWebhooksHeaders(secret, 'dlv_1', Buffer.from(BODY), 1_764_000_000)).toEqual(standardWebhooksHeaders(secret, 'dlv_1', BODY, 1_764_000_000));
   });
 });
+
+describe('several secrets (a rotation\'s overlap, docs/adr/0048)', () => {
+  const [current, previous, other] = [generateWebhookSecret(), generateWebhookSecret(), generateWebhookSecret()];
+
+  it('X-Service-Signature carries one v1 per secret, the first secret first; Stripe accepts either secret, not a third', () => {
+    const t = now();
+    const header = serviceSignature([current, previous], BODY, t);
+    const single = (secret: string) => serviceSignature(secret, BODY, t).split(',')[1];
+    expect(header).toBe(`t=${t},${single(current)},${single(previous)}`);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    for (const secret of [current, previous]) expect(stripe.webhooks.constructEvent(BODY, header, secret)).toEqual(JSON.parse(BODY));
+    expect(() => stripe.webhooks.constructEvent(BODY, header, other)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => stripe.webhooks.constructEvent(CHANGED, header, current)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+  });
+
+  it('webhook-signature lists one v1 per secret, space-separated; the standardwebhooks library accepts either secret, not a third', () => {
+    const t = now();
+    const headers = standardWebhooksHeaders([current, previous], 'dlv_7', BODY, t);
+    const single = (secret: string) => standardWebhooksHeaders(secret, 'dlv_7', BODY, t)['webhook-signature'];
+    expect(headers['webhook-signature']).toBe(`${single(current)} ${single(previous)}`);
+    for (const secret of [current, previous]) expect(new Webhook(secret).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    expect(() => new Webhook(other).verify(BODY, headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(previous).verify(CHANGED, headers)).toThrow(WebhookVerificationError);
+  });
+
+  it('one secret in a list signs as that secret alone; an empty list is refused', () => {
+    expect(serviceSignature([current], BODY, 1_764_000_000)).toBe(serviceSignature(current, BODY, 1_764_000_000));
+    expect(standardWebhooksHeaders([current], 'dlv_1', BODY, 1_764_000_000)).toEqual(standardWebhooksHeaders(current, 'dlv_1', BODY, 1_764_000_000));
+    expect(() => serviceSignature([], BODY, 1)).toThrow(RangeError);
+    expect(() => standardWebhooksHeaders([], 'dlv_1', BODY, 1)).toThrow(RangeError);
+  });
+});

@@ -43,6 +43,12 @@ export interface KeysetPageQuery {
   portfolioId: string | undefined;
   afterId: string | null;
   take: number;
+  /**
+   * A column between portfolio_id and id in the page's order, and its value at the cursor (the
+   * first page: a value before every row's). Only without a key; its index is `(portfolio_id,
+   * column, id)` and `columns` must select it under its own name. None: id order.
+   */
+  position?: { column: string; after: Prisma.Sql };
 }
 
 /**
@@ -99,12 +105,14 @@ export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery)
   const conditions: Prisma.Sql[] = [];
   let values = Prisma.empty;
   const distinct = page.key ? [...new Set(page.key.values)] : [];
-  const after = page.afterId ?? '';
-  let order = Prisma.sql`${table}.portfolio_id, ${table}.id`;
+  const afterId = page.afterId ?? '';
+  const position = page.position ? Prisma.sql`${table}.${Prisma.raw(page.position.column)}, ` : Prisma.empty;
+  const after = page.position ? Prisma.sql`${page.position.after}, ${afterId}` : Prisma.sql`${afterId}`;
+  let order = Prisma.sql`${table}.portfolio_id, ${position}${table}.id`;
   if (page.key?.column === 'id') {
     // A by-id read: the primary key finds the row.
     conditions.push(Prisma.sql`${table}.id = ${distinct[0]}`);
-    conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
+    conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${afterId}) AND ${table}.portfolio_id <= p.id`);
   } else if (page.key) {
     // One scan per value, its range as row comparisons led by the key, in the key index's order,
     // no equality on the key (see above). IS NOT NULL implies the predicate of a partial key
@@ -112,10 +120,10 @@ export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery)
     const column = Prisma.sql`${table}.${Prisma.raw(page.key.column)}`;
     values = Prisma.sql`CROSS JOIN unnest(${distinct}::text[]) AS k(v)`;
     conditions.push(Prisma.sql`${column} IS NOT NULL`);
-    conditions.push(Prisma.sql`(${column}, ${table}.portfolio_id, ${table}.id) > (k.v, p.id, ${after}) AND (${column}, ${table}.portfolio_id) <= (k.v, p.id)`);
+    conditions.push(Prisma.sql`(${column}, ${table}.portfolio_id, ${table}.id) > (k.v, p.id, ${afterId}) AND (${column}, ${table}.portfolio_id) <= (k.v, p.id)`);
     order = Prisma.sql`${column}, ${order}`;
   } else {
-    conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
+    conditions.push(Prisma.sql`(${table}.portfolio_id, ${position}${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
   }
   if (page.live) conditions.push(residual(page.live));
   const portfolio = page.portfolioId === undefined ? Prisma.empty : Prisma.sql`AND p.id = ${page.portfolioId}`;
@@ -145,7 +153,7 @@ export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery)
     SELECT page.* FROM portfolios p ${values}
     CROSS JOIN LATERAL (${scan}) page
     WHERE ${reachablePortfolioSql(auth)} ${portfolio}
-    ORDER BY page.id LIMIT ${page.take}`;
+    ORDER BY ${page.position ? Prisma.sql`page.${Prisma.raw(page.position.column)}, ` : Prisma.empty}page.id LIMIT ${page.take}`;
 }
 
 /** Marks of a capped scan's rows (reachableKeysetPageSql): passed the filters; the scan's last row examined. */

@@ -1,5 +1,8 @@
 import { Controller } from '@nestjs/common';
-import { ByIdInput, CreateWebhookDto, ListQueryDto, UnderOrganizationInput, UpdateInput, UpdateWebhookDto, WebhooksRpc } from '@dc/contracts';
+import {
+  ByIdInput, CreateWebhookDto, ListQueryDto, RecoverDeliveriesDto, RotateWebhookSecretDto, UnderOrganizationInput, UpdateInput, UpdateWebhookDto,
+  WebhooksRpc,
+} from '@dc/contracts';
 import { Handles } from '../rpc/handles.decorator';
 import { WebhooksService } from './webhooks.service';
 
@@ -35,5 +38,15 @@ export class WebhooksHandlers {
   @Handles(WebhooksRpc.redeliver)
   async redeliver(input: ByIdInput) {
     return { data: await this.webhooks.redeliver(input.id) };
+  }
+
+  @Handles(WebhooksRpc.recover)
+  async recover(input: UpdateInput<RecoverDeliveriesDto>) {
+    return { data: await this.webhooks.recover(input.id, input.body) };
+  }
+
+  @Handles(WebhooksRpc.rotateSecret)
+  async rotateSecret(input: UpdateInput<RotateWebhookSecretDto>) {
+    return { data: await this.webhooks.rotateSecret(input.id, input.body) };
   }
 }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { WebhookDeliveryView, WebhookView } from '@dc/contracts';
+import { OPERATOR_DISABLED_REASON, WebhookDeliveryView, WebhookView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored, Tx } from '@dc/database';
+import { cancelPendingDeliveriesSql } from '@dc/webhooks';
 
 /** A webhook as its SQL returns it: the WebhookView, timestamps still Date. */
-type WebhookRow = Stored<WebhookView, 'createdAt' | 'updatedAt'>;
+type WebhookRow = Stored<WebhookView, 'failingSince' | 'disabledAt' | 'previousSecretExpiresAt' | 'createdAt' | 'updatedAt'>;
 
 /** A delivery as its SQL returns it: the WebhookDeliveryView (attempts built by Postgres), timestamps still Date. */
 type DeliveryRow = Stored<WebhookDeliveryView, 'nextAttemptAt' | 'createdAt' | 'completedAt'>;
@@ -33,10 +34,16 @@ export interface RedeliveryState {
   webhookDeleted: boolean;
 }
 
-/** webhooks columns named as WebhookView's fields, in its order; the secret never leaves the table. */
+/**
+ * webhooks columns named as WebhookView's fields, in its order; the secrets never leave the table.
+ * A previous secret's expiry shows only while it is in the future (signing ignores it after).
+ */
 const WEBHOOK_COLUMNS = Prisma.sql`
   w.id, w.organization_id AS "organizationId", w.url, w.portfolio_ids AS "portfolioIds", w.enabled,
-  w.standard_webhooks AS "standardWebhooks", w.created_at AS "createdAt", w.updated_at AS "updatedAt"`;
+  w.failing_since AS "failingSince", w.disabled_at AS "disabledAt", w.disabled_reason AS "disabledReason",
+  w.standard_webhooks AS "standardWebhooks",
+  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS "previousSecretExpiresAt",
+  w.created_at AS "createdAt", w.updated_at AS "updatedAt"`;
 
 /** An instant as the API writes it (toISOString), for timestamps inside JSON built by Postgres. */
 const isoText = (column: string) => Prisma.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
@@ -55,6 +62,18 @@ const DELIVERY_COLUMNS = Prisma.sql`
 
 /** Finished deliveries may be redelivered; a pending one is still being attempted. */
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
+
+/**
+ * A new series of attempts for the delivery row `dl` (redelivery and recovery alike): pending again,
+ * series + 1 starting at the current attempt count, unqueued (the dispatcher enqueues rows with
+ * `queued_at IS NULL AND status = 'pending'` within a relay interval), due now.
+ */
+const NEW_SERIES = Prisma.sql`
+  status = 'pending', series = dl.series + 1, series_start = dl.attempt_count, queued_at = NULL, completed_at = NULL,
+  next_attempt_at = now(), updated_at = now()`;
+
+/** The shared cancellation (libs/webhooks), for one webhook id given as $1. */
+const CANCEL_PENDING_OF_ONE = cancelPendingDeliveriesSql('$1');
 
 /** The only SQL of webhooks and their delivery log; the rules are WebhooksService's. */
 @Injectable()
@@ -76,11 +95,16 @@ export class WebhooksRepository {
     return isoDates(row);
   }
 
-  /** Every webhook's sealed secret (deleted ones too: a redelivery may still sign with it), in id order. */
-  async secretsAfter(afterId: string | null, take: number): Promise<{ id: string; ciphertext: string }[]> {
+  /**
+   * Every webhook's sealed secret (deleted ones too: a redelivery may still sign with it), with its
+   * previous secret while a rotation's overlap lasts (null otherwise), in id order.
+   */
+  async secretsAfter(afterId: string | null, take: number): Promise<{ id: string; ciphertext: string; previousCiphertext: string | null }[]> {
     const after = afterId === null ? Prisma.empty : Prisma.sql`WHERE w.id > ${afterId}`;
-    return this.db.client.$queryRaw<{ id: string; ciphertext: string }[]>`
-      SELECT w.id, w.secret_ciphertext AS ciphertext FROM webhooks w ${after} ORDER BY w.id LIMIT ${take}`;
+    return this.db.client.$queryRaw<{ id: string; ciphertext: string; previousCiphertext: string | null }[]>`
+      SELECT w.id, w.secret_ciphertext AS ciphertext,
+             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END AS "previousCiphertext"
+      FROM webhooks w ${after} ORDER BY w.id LIMIT ${take}`;
   }
 
   /** Replaces each ciphertext that is still `from`; returns how many were replaced. */
@@ -89,6 +113,32 @@ export class WebhooksRepository {
       UPDATE webhooks AS w SET secret_ciphertext = c.to_text
       FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[]) AS c(id, from_text, to_text)
       WHERE w.id = c.id AND w.secret_ciphertext = c.from_text`;
+  }
+
+  /** Replaces each previous secret's ciphertext that is still `from` (a rotation meanwhile keeps its own); returns how many were replaced. */
+  async replacePreviousSecrets(changes: { id: string; from: string; to: string }[]): Promise<number> {
+    return this.db.client.$executeRaw`
+      UPDATE webhooks AS w SET previous_secret_ciphertext = c.to_text
+      FROM unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.from)}::text[], ${changes.map((c) => c.to)}::text[]) AS c(id, from_text, to_text)
+      WHERE w.id = c.id AND w.previous_secret_ciphertext = c.from_text`;
+  }
+
+  /**
+   * Secret rotation of a live webhook, one statement (docs/adr/0048): the new ciphertext becomes
+   * current; the current one becomes the previous secret until now + overlapSeconds, replacing any
+   * previous one still in its overlap; with overlap 0 no previous secret is kept. Null when there
+   * is no live webhook `id`.
+   */
+  async rotateSecret(id: string, ciphertext: string, overlapSeconds: number): Promise<WebhookView | null> {
+    const [row] = await this.db.client.$queryRaw<WebhookRow[]>`
+      UPDATE webhooks AS w SET
+        previous_secret_ciphertext = CASE WHEN ${overlapSeconds}::int > 0 THEN w.secret_ciphertext END,
+        previous_secret_expires_at = CASE WHEN ${overlapSeconds}::int > 0 THEN now() + make_interval(secs => ${overlapSeconds}::int) END,
+        secret_ciphertext = ${ciphertext},
+        updated_at = now()
+      WHERE w.id = ${id} AND w.deleted_at IS NULL
+      RETURNING ${WEBHOOK_COLUMNS}`;
+    return row ? isoDates(row) : null;
   }
 
   /** One keyset page (limit + 1 rows, id order) of the organization's live webhooks. */
@@ -109,10 +159,18 @@ export class WebhooksRepository {
 
   /** Applies the changes to a live webhook (its row locked until the transaction ends); null when there is none. */
   async update(tx: Tx, id: string, changes: WebhookChanges): Promise<WebhookView | null> {
-    const sets = [Prisma.sql`updated_at = ${new Date()}`];
+    const now = new Date();
+    const sets = [Prisma.sql`updated_at = ${now}`];
     if (changes.url !== undefined) sets.push(Prisma.sql`url = ${changes.url}`);
     if (changes.portfolioIds !== undefined) sets.push(Prisma.sql`portfolio_ids = ${changes.portfolioIds}::text[]`);
-    if (changes.enabled !== undefined) sets.push(Prisma.sql`enabled = ${changes.enabled}`);
+    // Enabling clears the failure count and the last disabling; disabling an enabled webhook
+    // records when and why (one already disabled keeps its own time and reason). docs/adr/0048.
+    if (changes.enabled === true) sets.push(Prisma.sql`enabled = true, failing_since = NULL, disabled_at = NULL, disabled_reason = NULL`);
+    if (changes.enabled === false) {
+      sets.push(Prisma.sql`enabled = false,
+        disabled_at = CASE WHEN w.enabled OR w.disabled_at IS NULL THEN ${now}::timestamptz ELSE w.disabled_at END,
+        disabled_reason = CASE WHEN w.enabled OR w.disabled_reason IS NULL THEN ${OPERATOR_DISABLED_REASON} ELSE w.disabled_reason END`);
+    }
     if (changes.standardWebhooks !== undefined) sets.push(Prisma.sql`standard_webhooks = ${changes.standardWebhooks}`);
     const [row] = await tx.$queryRaw<WebhookRow[]>`
       UPDATE webhooks AS w SET ${Prisma.join(sets, ', ')}
@@ -130,9 +188,7 @@ export class WebhooksRepository {
 
   /** The webhook's pending deliveries become cancelled (a queued job finds them so and sends nothing). */
   async cancelPendingDeliveries(tx: Tx, webhookId: string): Promise<number> {
-    return tx.$executeRaw`
-      UPDATE webhook_deliveries SET status = 'cancelled', completed_at = now(), next_attempt_at = NULL, updated_at = now()
-      WHERE webhook_id = ${webhookId} AND status = 'pending'`;
+    return tx.$executeRawUnsafe(CANCEL_PENDING_OF_ONE, webhookId);
   }
 
   /** One page (limit + 1 rows) of the webhook's deliveries, newest first, each with its attempts. */
@@ -160,15 +216,37 @@ export class WebhooksRepository {
         WHERE d0.id = ${id} AND w.enabled AND w.deleted_at IS NULL
         FOR SHARE OF w
       ), d AS (
-        UPDATE webhook_deliveries dl
-        SET status = 'pending', series = dl.series + 1, series_start = dl.attempt_count, queued_at = NULL, completed_at = NULL,
-            next_attempt_at = now(), updated_at = now()
+        UPDATE webhook_deliveries dl SET ${NEW_SERIES}
         FROM live
         WHERE dl.id = ${id} AND dl.webhook_id = live.id AND dl.status = ANY(${FINISHED}::text[])
         RETURNING dl.*
       )
       SELECT ${DELIVERY_COLUMNS} FROM d JOIN outbox_events e ON e.id = d.event_id`;
     return row ? isoDates(row) : null;
+  }
+
+  /**
+   * Recovery (docs/adr/0048): a new series, as `redeliver` starts one, for every delivery of a live,
+   * enabled webhook that ended failed with completed_at in [since, until) — one statement whatever
+   * their number, through the partial index webhook_deliveries_failed_idx. The webhook row is
+   * share-locked as in `redeliver`. Answers how many, or null when the webhook is not live and
+   * enabled (nothing changed).
+   */
+  async recoverFailed(webhookId: string, since: Date, until: Date): Promise<number | null> {
+    const [row] = await this.db.client.$queryRaw<{ live: boolean; recovered: number }[]>`
+      WITH live AS (
+        SELECT w.id FROM webhooks w
+        WHERE w.id = ${webhookId} AND w.enabled AND w.deleted_at IS NULL
+        FOR SHARE
+      ), d AS (
+        UPDATE webhook_deliveries dl SET ${NEW_SERIES}
+        FROM live
+        WHERE dl.webhook_id = ${webhookId} AND dl.status = 'failed'
+          AND dl.completed_at >= ${since}::timestamptz AND dl.completed_at < ${until}::timestamptz
+        RETURNING 1
+      )
+      SELECT EXISTS (SELECT 1 FROM live) AS live, (SELECT count(*) FROM d)::int AS recovered`;
+    return row.live ? row.recovered : null;
   }
 
   /** The delivery's status and its webhook's state, to say why a redelivery changed nothing; null when unknown. */

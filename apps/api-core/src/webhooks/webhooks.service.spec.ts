@@ -6,7 +6,7 @@ import type { PortfoliosRepository } from '../portfolios/portfolios.repository';
 import { PortfolioSelection } from '../portfolios/portfolio-selection';
 import type { WebhookSecrets } from './webhook-secrets';
 import type { WebhooksRepository } from './webhooks.repository';
-import { redeliveryRefusal, refusedUrl, WebhooksService } from './webhooks.service';
+import { recoveryWindow, redeliveryRefusal, refusedUrl, WebhooksService } from './webhooks.service';
 
 const WEBHOOK: WebhookView = {
   id: 'whk_01JD0000000000000000000000',
@@ -14,7 +14,11 @@ const WEBHOOK: WebhookView = {
   url: 'https://93.184.216.34/hooks',
   portfolioIds: [],
   enabled: true,
+  failingSince: null,
+  disabledAt: null,
+  disabledReason: null,
   standardWebhooks: false,
+  previousSecretExpiresAt: null,
   createdAt: '2026-01-05T10:00:00.000Z',
   updatedAt: '2026-01-05T10:00:00.000Z',
 };
@@ -35,8 +39,14 @@ function service(overrides: Partial<Record<keyof WebhooksRepository, jest.Mock>>
     }),
     redeliver: jest.fn(async () => null),
     redeliveryState: jest.fn(async () => null),
+    recoverFailed: jest.fn(async () => 3 as number | null),
+    rotateSecret: jest.fn(async (_id: string, _ciphertext: string, overlapSeconds: number) => ({
+      ...WEBHOOK,
+      previousSecretExpiresAt: overlapSeconds > 0 ? '2026-01-06T10:00:00.000Z' : null,
+    })),
     ...overrides,
   };
+  const secrets = { issue: jest.fn((id: string) => ({ secret: `whsec_new_for_${id}`, ciphertext: `sealed_for_${id}` })) };
   const transactions: Transactions = {
     transaction: async (fn) => {
       calls.push('begin');
@@ -50,11 +60,11 @@ function service(overrides: Partial<Record<keyof WebhooksRepository, jest.Mock>>
     repository as unknown as WebhooksRepository,
     {} as OrganizationsRepository,
     new PortfolioSelection({ idsOfOrganization: async (_org: string, ids: string[]) => new Set(ids) } as unknown as PortfoliosRepository),
-    {} as WebhookSecrets,
+    secrets as unknown as WebhookSecrets,
     transactions,
     config,
   );
-  return { webhooks, repository, calls };
+  return { webhooks, repository, calls, secrets };
 }
 
 describe('WebhooksService', () => {
@@ -87,6 +97,81 @@ describe('WebhooksService', () => {
     const missing = service({ softDelete: jest.fn(async () => false) });
     await expect(missing.webhooks.delete(WEBHOOK.id)).rejects.toMatchObject({ code: ErrorCode.NotFound });
     expect(missing.repository.cancelPendingDeliveries).not.toHaveBeenCalled();
+  });
+});
+
+describe('WebhooksService.rotateSecret', () => {
+  it('stores a new secret sealed for the webhook and answers the view with it, once; the overlap defaults to 24 h', async () => {
+    const { webhooks, repository, secrets } = service();
+    const rotated = await webhooks.rotateSecret(WEBHOOK.id, {});
+    expect(secrets.issue).toHaveBeenCalledWith(WEBHOOK.id);
+    expect(repository.rotateSecret).toHaveBeenCalledWith(WEBHOOK.id, `sealed_for_${WEBHOOK.id}`, 86_400);
+    expect(rotated).toEqual({ ...WEBHOOK, previousSecretExpiresAt: '2026-01-06T10:00:00.000Z', secret: `whsec_new_for_${WEBHOOK.id}` });
+  });
+
+  it('passes the overlap asked for, 0 included', async () => {
+    const { webhooks, repository } = service();
+    await webhooks.rotateSecret(WEBHOOK.id, { overlapSeconds: 0 });
+    await webhooks.rotateSecret(WEBHOOK.id, { overlapSeconds: 604_800 });
+    expect(repository.rotateSecret.mock.calls.map((call) => call[2])).toEqual([0, 604_800]);
+  });
+
+  it('a missing or deleted webhook is 404', async () => {
+    const { webhooks } = service({ rotateSecret: jest.fn(async () => null) });
+    await expect(webhooks.rotateSecret(WEBHOOK.id, {})).rejects.toMatchObject({ code: ErrorCode.NotFound });
+  });
+});
+
+describe('WebhooksService.recover', () => {
+  it('recovers the window [since, now) when until is absent, answering the count and the window', async () => {
+    const { webhooks, repository } = service();
+    const before = Date.now();
+    const answer = await webhooks.recover(WEBHOOK.id, { since: '2026-01-05T10:00:00Z' });
+    const [id, since, until] = repository.recoverFailed.mock.calls[0] as [string, Date, Date];
+    expect([id, since.toISOString()]).toEqual([WEBHOOK.id, '2026-01-05T10:00:00.000Z']);
+    expect(until.getTime()).toBeGreaterThanOrEqual(before);
+    expect(answer).toEqual({ webhookId: WEBHOOK.id, recovered: 3, since: '2026-01-05T10:00:00.000Z', until: until.toISOString() });
+  });
+
+  it('a webhook that is not live and enabled: 404 when missing or deleted, 409 when disabled', async () => {
+    const missing = service({ recoverFailed: jest.fn(async () => null), findLive: jest.fn(async () => null) });
+    await expect(missing.webhooks.recover(WEBHOOK.id, { since: '2026-01-05T10:00:00Z' })).rejects.toMatchObject({ code: ErrorCode.NotFound });
+    const disabled = service({ recoverFailed: jest.fn(async () => null), findLive: jest.fn(async () => ({ ...WEBHOOK, enabled: false })) });
+    await expect(disabled.webhooks.recover(WEBHOOK.id, { since: '2026-01-05T10:00:00Z' })).rejects.toMatchObject({
+      code: ErrorCode.InvalidStateTransition,
+      message: `webhook ${WEBHOOK.id} is disabled: enable it before recovering its deliveries`,
+    });
+  });
+});
+
+describe('recoveryWindow', () => {
+  const now = new Date('2026-11-29T12:00:00.000Z');
+  const refused = (body: { since: string; until?: string }) => {
+    try {
+      recoveryWindow(body, now);
+    } catch (err) {
+      return err;
+    }
+    throw new Error('not refused');
+  };
+
+  it('until is the one given, or now when absent or later', () => {
+    expect(recoveryWindow({ since: '2026-11-28T00:00:00Z', until: '2026-11-29T00:00:00+01:00' }, now)).toEqual({
+      since: new Date('2026-11-28T00:00:00.000Z'),
+      until: new Date('2026-11-28T23:00:00.000Z'),
+    });
+    expect(recoveryWindow({ since: '2026-11-28T00:00:00Z' }, now).until).toEqual(now);
+    expect(recoveryWindow({ since: '2026-11-28T00:00:00Z', until: '2026-12-01T00:00:00Z' }, now).until).toEqual(now);
+  });
+
+  it('400 naming since when it does not come before until or is in the future', () => {
+    expect(refused({ since: '2026-11-29T12:00:01Z' })).toMatchObject({
+      code: ErrorCode.ValidationError, message: 'since is in the future', issues: [{ path: 'since', message: 'since is in the future' }],
+    });
+    expect(refused({ since: '2026-11-28T00:00:00Z', until: '2026-11-27T00:00:00Z' })).toMatchObject({
+      code: ErrorCode.ValidationError, message: 'since must be before until', issues: [{ path: 'since', message: 'since must be before until' }],
+    });
+    expect(refused({ since: '2026-11-28T00:00:00Z', until: '2026-11-28T00:00:00Z' })).toMatchObject({ message: 'since must be before until' });
   });
 });
 

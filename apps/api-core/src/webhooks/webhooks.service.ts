@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AppError, CreatedWebhookView, CreateWebhookDto, ErrorCode, ListBody, ListQueryDto, UpdateWebhookDto, WebhookDeliveryView, WebhookView,
+  AppError, CreatedWebhookView, CreateWebhookDto, DeliveryRecoveryView, ErrorCode, ListBody, ListQueryDto, RecoverDeliveriesDto, RotateWebhookSecretDto,
+  UpdateWebhookDto,
+  WEBHOOK_SECRET_OVERLAP_DEFAULT_SECONDS, WebhookDeliveryView, WebhookView,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import type { Transactions } from '@dc/database';
@@ -29,9 +31,25 @@ export function redeliveryRefusal(id: string, state: RedeliveryState | null): Ap
 }
 
 /**
+ * The window of a recovery, [since, until): `until` is the request's or now, whichever is earlier
+ * (nothing fails in the future). 400 validation_error naming the field when since does not come
+ * before until or is in the future. The DTO has already checked both are ISO 8601 date-times.
+ */
+export function recoveryWindow(body: RecoverDeliveriesDto, now: Date): { since: Date; until: Date } {
+  const invalid = (path: string, message: string) => AppError.validation(message, [{ message, path }]);
+  const since = new Date(body.since);
+  if (Number.isNaN(since.getTime())) throw invalid('since', 'since must be an ISO 8601 date-time');
+  const given = body.until === undefined ? now : new Date(body.until);
+  if (Number.isNaN(given.getTime())) throw invalid('until', 'until must be an ISO 8601 date-time');
+  if (since.getTime() > now.getTime()) throw invalid('since', 'since is in the future');
+  if (since.getTime() >= given.getTime()) throw invalid('since', 'since must be before until');
+  return { since, until: given.getTime() < now.getTime() ? given : now };
+}
+
+/**
  * Operator management of webhooks (README, Operator API; spec: Events, Registration rules):
- * registration with a server-generated secret shown once, changes, soft deletion, the delivery log
- * and redelivery. Targets must be public https (checked here and again at every delivery by the
+ * registration with a server-generated secret shown once, changes, soft deletion, secret rotation,
+ * the delivery log and redelivery. Targets must be public https (checked here and again at every delivery by the
  * dispatcher); the SQL is WebhooksRepository's.
  */
 @Injectable()
@@ -70,7 +88,9 @@ export class WebhooksService {
   /**
    * Any of url (checked again), portfolioIds (of the webhook's organization; empty means all),
    * enabled, standardWebhooks. Disabling cancels the webhook's pending deliveries in the same
-   * transaction; enabling again does not revive them (redeliver does, one by one).
+   * transaction and records disabledAt and disabledReason; enabling again clears them and
+   * failingSince, and does not revive cancelled deliveries (redeliver does, one by one; recover, by
+   * window, those that failed).
    */
   async update(id: string, body: UpdateWebhookDto): Promise<WebhookView> {
     const existing = await this.webhooks.findLive(id);
@@ -112,6 +132,36 @@ export class WebhooksService {
     const delivery = await this.webhooks.redeliver(id);
     if (delivery) return delivery;
     throw redeliveryRefusal(id, await this.webhooks.redeliveryState(id));
+  }
+
+  /**
+   * Recovery of failed deliveries (docs/adr/0048): every delivery of the webhook that ended failed
+   * in the window gets a new series, in one statement; the dispatcher sends them within a second.
+   * 404 for a missing or deleted webhook, 409 when it is disabled (enable it first: its deliveries
+   * would be cancelled at their first claim).
+   */
+  async recover(id: string, body: RecoverDeliveriesDto): Promise<DeliveryRecoveryView> {
+    const { since, until } = recoveryWindow(body, new Date());
+    const recovered = await this.webhooks.recoverFailed(id, since, until);
+    if (recovered === null) {
+      if (!(await this.webhooks.findLive(id))) throw AppError.notFound('webhook');
+      throw new AppError(ErrorCode.InvalidStateTransition, `webhook ${id} is disabled: enable it before recovering its deliveries`);
+    }
+    return { webhookId: id, recovered, since: since.toISOString(), until: until.toISOString() };
+  }
+
+  /**
+   * Secret rotation without downtime (docs/adr/0048): a new secret, returned once like
+   * registration's; the current one keeps signing beside it until now + overlapSeconds (default
+   * 24 h; 0: not at all). A second rotation during an overlap keeps only the secret it replaces as
+   * the previous one: the older one stops signing at once. Disabled webhooks may rotate too; a
+   * missing or deleted webhook is 404.
+   */
+  async rotateSecret(id: string, body: RotateWebhookSecretDto): Promise<CreatedWebhookView> {
+    const { secret, ciphertext } = this.secrets.issue(id);
+    const webhook = await this.webhooks.rotateSecret(id, ciphertext, body.overlapSeconds ?? WEBHOOK_SECRET_OVERLAP_DEFAULT_SECONDS);
+    if (!webhook) throw AppError.notFound('webhook');
+    return { ...webhook, secret };
   }
 
   /** Spec: Events, Registration rules 1 — https to a public host, unless the development flag allows more. */

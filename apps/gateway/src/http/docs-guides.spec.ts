@@ -33,6 +33,15 @@ describe('webhook verification sample (Node)', () => {
     expect(() => verifyWebhook(BODY, undefined, SECRET, 300, NOW)).toThrow('malformed X-Service-Signature');
   });
 
+  it("accepts either secret of a rotation's overlap (one v1 per secret), and neither a third secret", () => {
+    const previous = 'whsec_' + 'Zz9y8X7w/+'.repeat(5).slice(0, 43);
+    const header = serviceSignature([SECRET, previous], BODY, NOW);
+    expect(header.split(',')).toHaveLength(3);
+    for (const secret of [SECRET, previous]) expect(verifyWebhook(BODY, header, secret, 300, NOW)).toMatchObject({ id: 'dlv_01J' });
+    expect(() => verifyWebhook(BODY, header, SECRET.replace('A', 'B'), 300, NOW)).toThrow('signature mismatch');
+    expect(() => verifyWebhook(Buffer.concat([BODY, Buffer.from(' ')]), header, previous, 300, NOW)).toThrow('signature mismatch');
+  });
+
   it('is keyed with the whole secret string, whsec_ included (a key without the prefix fails)', () => {
     const header = serviceSignature(SECRET, BODY, NOW);
     expect(() => verifyWebhook(BODY, header, SECRET.slice('whsec_'.length), 300, NOW)).toThrow('signature mismatch');

@@ -3,6 +3,7 @@ import { CampaignsController } from './campaigns/campaigns.controller';
 import { DebtorBatchController } from './debtors/debtor-batch.controller';
 import { DebtorsController } from './debtors/debtors.controller';
 import { DebtsController } from './debts/debts.controller';
+import { EventsController } from './events/events.controller';
 import { ImportsController } from './imports/imports.controller';
 import { MeController } from './me/me.controller';
 import { PaymentsController } from './payments/payments.controller';
@@ -25,4 +26,5 @@ export const PUBLIC_CONTROLLERS = [
   CampaignsController,
   DebtorBatchController,
   ImportsController,
+  EventsController,
 ];

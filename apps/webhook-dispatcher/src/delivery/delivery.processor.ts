@@ -31,7 +31,11 @@ export const DELIVERY_WORKER_SETTINGS = {
   maxStalledCount: 1_000_000,
 } as const;
 
-/** Decrypted secrets are kept this long (and at most this many). */
+/**
+ * Decrypted secrets are kept this long (and at most this many). Keyed by ciphertext, which every claim
+ * reads from the webhook row: a rotated secret is used from the first attempt claimed after the
+ * rotation commits, whatever this TTL (secret-cache.ts).
+ */
 const SECRET_TTL_MS = 60_000;
 const SECRET_CACHE_ENTRIES = 10_000;
 /** A receiver whose requests take this long (on average, or its oldest one in flight) is slow: capped at a tenth of the concurrency. */
@@ -157,6 +161,7 @@ export class DeliveryProcessor extends WorkerHost {
     if (!outcome.ok) this.logFailure(attempt, outcome, retryInMs);
     const applied = await this.store.record({
       deliveryId,
+      webhookId: attempt.webhookId,
       series,
       number: attempt.number,
       statusCode: outcome.statusCode,
@@ -172,10 +177,15 @@ export class DeliveryProcessor extends WorkerHost {
     if (retryInMs !== null) return this.postpone(job, token, retryInMs);
   }
 
-  /** Signs and sends the attempt once; its duration feeds the receiver's average, and its end frees both slots. */
+  /**
+   * Signs and sends the attempt once; its duration feeds the receiver's average, and its end frees both slots.
+   * Signed with the secrets the claim read from the webhook row: the current one and, during a
+   * rotation's overlap, the previous one (docs/adr/0048).
+   */
   private async send(attempt: ClaimedAttempt, slot: SharedSlot): Promise<AttemptOutcome> {
-    const secret = this.secrets.secretOf(attempt.webhookId, attempt.secretCiphertext);
-    const { body, headers } = signedRequest(attempt, secret, attempt.standardWebhooks, Math.floor(Date.now() / 1000));
+    const secrets = [this.secrets.secretOf(attempt.webhookId, attempt.secretCiphertext)];
+    if (attempt.previousSecretCiphertext !== null) secrets.push(this.secrets.secretOf(attempt.webhookId, attempt.previousSecretCiphertext));
+    const { body, headers } = signedRequest(attempt, secrets, attempt.standardWebhooks, Math.floor(Date.now() / 1000));
     slot.begin();
     try {
       return await this.http.post(attempt.url, body, headers);

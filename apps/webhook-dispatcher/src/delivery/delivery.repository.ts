@@ -33,7 +33,11 @@ export interface ClaimedAttempt {
   seriesStart: number;
   url: string;
   secretCiphertext: string;
+  /** The secret a rotation replaced, while its overlap lasts (expired ones are never read): signs beside the current one (docs/adr/0048). */
+  previousSecretCiphertext: string | null;
   standardWebhooks: boolean;
+  /** The outbox event's id, the body's `eventId`. */
+  eventId: string;
   type: string;
   livemode: boolean;
   /** When the event was written, as the API writes instants (`toISOString()` form, UTC, milliseconds). */
@@ -45,6 +49,8 @@ export interface ClaimedAttempt {
 /** One attempt's outcome and what it means for the delivery. */
 export interface AttemptRecord {
   deliveryId: string;
+  /** The delivery's webhook, whose failing_since the outcome sets or clears. */
+  webhookId: string;
   series: number;
   number: number;
   statusCode: number | null;
@@ -67,7 +73,9 @@ interface ClaimRow {
   webhook_id: string;
   url: string;
   secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
   standard_webhooks: boolean;
+  event_id: string;
   type: string;
   livemode: boolean;
   event_created_at: string;
@@ -106,7 +114,8 @@ export class DeliveryRepository {
       ),
       cur AS (
         SELECT d.id, d.series, d.attempt_count, d.series_start, d.next_attempt_at, req.lost_attempt_id,
-               w.id AS webhook_id, w.url, w.secret_ciphertext, w.standard_webhooks,
+               w.id AS webhook_id, w.url, w.secret_ciphertext, w.standard_webhooks, d.event_id,
+               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
                (w.enabled AND w.deleted_at IS NULL AND o.status = 'active' AND NOT coalesce(p.demo, false)
                  AND (cardinality(w.portfolio_ids) = 0 OR e.portfolio_id = ANY (w.portfolio_ids))) AS live,
                (d.next_attempt_at > now() + interval '1 second') IS TRUE AS early,
@@ -137,13 +146,13 @@ export class DeliveryRepository {
         FROM cur
         WHERE d.id = cur.id AND NOT cur.early
         RETURNING d.id, d.status, d.attempt_count AS number, cur.series, cur.series_start, NULL::int AS due_in_ms,
-                  cur.webhook_id, cur.url, cur.secret_ciphertext, cur.standard_webhooks,
+                  cur.webhook_id, cur.url, cur.secret_ciphertext, cur.previous_secret_ciphertext, cur.standard_webhooks, cur.event_id,
                   cur.type, cur.livemode, cur.event_created_at, cur.payload
       )
       SELECT * FROM upd
       UNION ALL
       SELECT id, NULL, NULL, series, series_start, ceil(extract(epoch FROM next_attempt_at - now()) * 1000)::int,
-             webhook_id, url, secret_ciphertext, standard_webhooks, type, livemode, event_created_at, payload
+             webhook_id, url, secret_ciphertext, previous_secret_ciphertext, standard_webhooks, event_id, type, livemode, event_created_at, payload
       FROM cur WHERE early`);
     const byId = new Map(rows.map((row) => [`${row.id}\n${row.series}`, row]));
     return requests.map((request) => claimResult(byId.get(`${request.deliveryId}\n${request.series}`), maxAttempts));
@@ -154,9 +163,18 @@ export class DeliveryRepository {
    * succeeded or failed (completed now), or still pending with its next attempt due. The delivery
    * changes only while it is still pending at this attempt of this series (an operator may have
    * cancelled it meanwhile); answers, per record, whether it did.
+   *
+   * The same statement keeps each enabled webhook's failing_since (docs/adr/0048): set to now (the
+   * failed attempt's created_at) when an attempt failed and it was null, cleared when one
+   * succeeded (any success among the batch's attempts to that webhook clears it). Only a change
+   * writes, so the attempts of a healthy webhook, or of one already failing, write no webhooks row.
+   * A webhook row locked at that moment (an operator's change, a recovery) is skipped rather
+   * than waited for: no lock order to keep with api-core's transactions, and the next attempt's
+   * record makes the change instead.
    */
   async record(records: AttemptRecord[]): Promise<boolean[]> {
     const sorted = byDeliveryId(records);
+    const health = webhookHealth(records);
     const rows = await this.database.prepared<{ id: string; number: number }>(Prisma.sql`
       WITH r AS (
         SELECT * FROM unnest(
@@ -172,6 +190,18 @@ export class DeliveryRepository {
         INSERT INTO webhook_delivery_attempts (id, delivery_id, number, series, status_code, error, error_class, duration_ms, address)
         SELECT id, delivery_id, number, series, status_code, error, error_class, duration_ms, address FROM r
         ON CONFLICT (delivery_id, number) DO NOTHING
+      ),
+      turned AS (
+        SELECT w.id, h.succeeded
+        FROM unnest(${health.map((h) => h.webhookId)}::text[], ${health.map((h) => h.succeeded)}::bool[]) AS h(webhook_id, succeeded)
+        JOIN webhooks w ON w.id = h.webhook_id
+        -- only a change: a failure while null, a success while set
+        WHERE w.enabled AND w.deleted_at IS NULL AND (w.failing_since IS NULL) <> h.succeeded
+        FOR NO KEY UPDATE OF w SKIP LOCKED
+      ),
+      failing AS (
+        UPDATE webhooks w SET failing_since = CASE WHEN turned.succeeded THEN NULL ELSE now() END
+        FROM turned WHERE w.id = turned.id
       )
       UPDATE webhook_deliveries d SET
         status = CASE WHEN r.outcome = 'retry' THEN 'pending' ELSE r.outcome END,
@@ -184,6 +214,16 @@ export class DeliveryRepository {
     const applied = new Set(rows.map((row) => `${row.id}\n${row.number}`));
     return records.map((r) => applied.has(`${r.deliveryId}\n${r.number}`));
   }
+}
+
+/**
+ * Per webhook of a batch of records (in webhook id order): whether any of its attempts succeeded.
+ * A success clears the webhook's failing_since, failures alone set it (docs/adr/0048).
+ */
+export function webhookHealth(records: readonly Pick<AttemptRecord, 'webhookId' | 'outcome'>[]): { webhookId: string; succeeded: boolean }[] {
+  const succeeded = new Map<string, boolean>();
+  for (const r of records) succeeded.set(r.webhookId, (succeeded.get(r.webhookId) ?? false) || r.outcome === 'succeeded');
+  return [...succeeded.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([webhookId, any]) => ({ webhookId, succeeded: any }));
 }
 
 /**
@@ -210,7 +250,9 @@ function claimResult(row: ClaimRow | undefined, maxAttempts: number): ClaimResul
       seriesStart: row.series_start,
       url: row.url,
       secretCiphertext: row.secret_ciphertext,
+      previousSecretCiphertext: row.previous_secret_ciphertext,
       standardWebhooks: row.standard_webhooks,
+      eventId: row.event_id,
       type: row.type,
       livemode: row.livemode,
       eventCreatedAt: row.event_created_at,

@@ -6,9 +6,12 @@ export interface SecretCacheOptions {
 
 /**
  * Decrypted webhook secrets kept in memory for a short while, so that signing a burst of deliveries
- * to one webhook decrypts its secret once. Keyed by webhook id and ciphertext: a rotated secret (new
- * ciphertext) is a new entry, and an entry lives at most `ttlMs`. Bounded: past `maxEntries` the
- * oldest entry goes first.
+ * to one webhook decrypts its secret once. Keyed by webhook id and ciphertext, and every attempt's
+ * claim reads the ciphertexts from the webhook row: a rotated secret (new ciphertext, sealed with a
+ * fresh IV) is a new entry, used from the first attempt claimed after the rotation commits, never
+ * served stale; the previous secret of a rotation's overlap is an entry of its own, asked for only
+ * while the overlap lasts (docs/adr/0048). An entry lives at most `ttlMs`. Bounded: past
+ * `maxEntries` the oldest entry goes first.
  */
 export class SecretCache {
   private readonly entries = new Map<string, { secret: string; expiresAt: number }>();

@@ -25,6 +25,7 @@ describe('DispatcherMetrics', () => {
     expect(body).toMatch(/queue_oldest_waiting_seconds\{queue="webhook-deliveries"\} (89|9\d)(\.\d+)?\n/);
     expect(body).toContain('webhook_relay_lag_seconds 1.5');
     expect(body).toContain('webhook_relay_events_total 0');
+    expect(body).toContain('webhooks_auto_disabled_total 0');
     expect(body).toContain('process_cpu_seconds_total');
   });
 

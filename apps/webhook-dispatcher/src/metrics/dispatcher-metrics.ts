@@ -21,7 +21,7 @@ export interface MetricsSources {
  * Prometheus metrics of the webhook dispatcher, served at GET /metrics on its health port
  * (docs/adr/0020, docs/observability.md): deliveries by outcome, attempt latency by outcome, the
  * queue's depth by state and its oldest waiting job (registerQueueDepth), events relayed and the
- * relay's lag, plus the process defaults (CPU, memory, event-loop lag).
+ * relay's lag, webhooks disabled automatically, plus the process defaults (CPU, memory, event-loop lag).
  */
 export class DispatcherMetrics {
   readonly registry = createMetricsRegistry();
@@ -51,6 +51,12 @@ export class DispatcherMetrics {
   readonly relayedEvents = new Counter({
     name: 'webhook_relay_events_total',
     help: 'Outbox events relayed (turned into deliveries for the matching webhooks, possibly none).',
+    registers: [this.registry],
+  });
+
+  readonly autoDisabledWebhooks = new Counter({
+    name: 'webhooks_auto_disabled_total',
+    help: 'Webhooks this dispatcher disabled because every delivery attempt had failed for WEBHOOK_DISABLE_AFTER_DAYS (their pending deliveries cancelled; an operator enables them again).',
     registers: [this.registry],
   });
 
@@ -85,6 +91,10 @@ export class DispatcherMetrics {
 
   postponed(reason: BusyReason | 'not_due'): void {
     this.postponedJobs.inc({ reason });
+  }
+
+  webhookAutoDisabled(): void {
+    this.autoDisabledWebhooks.inc();
   }
 
   attempt(outcome: AttemptOutcomeLabel, durationMs: number): void {

@@ -27,7 +27,8 @@ export function firstEventIdAt(ms: number): string {
  * Retention (docs/adr/0020): every few minutes, relayed events older than WEBHOOK_RETENTION_DAYS
  * are deleted with their deliveries and attempts, in bounded batches, by one dispatcher at a time
  * (a transaction-scoped advisory lock per batch). An event with a delivery still pending stays
- * until it finishes.
+ * until it finishes. Each run also clears the previous secrets whose rotation overlap has ended
+ * (docs/adr/0048; signing ignores them from their expiry on, whether cleared yet or not).
  */
 @Injectable()
 export class Pruner {
@@ -55,6 +56,8 @@ export class Pruner {
 
   /** Prunes until nothing old is left, another dispatcher holds the lock, or the run's bound. */
   async run(): Promise<number> {
+    const cleared = await this.repository.clearExpiredPreviousSecrets();
+    if (cleared > 0) this.logger.info({ webhooks: cleared }, 'cleared webhook secrets whose rotation overlap ended');
     const days = this.config.webhooks.retentionDays;
     const before = firstEventIdAt(Date.now() - days * 86_400_000);
     let total = 0;

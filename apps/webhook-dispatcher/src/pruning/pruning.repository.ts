@@ -4,10 +4,22 @@ import { Database } from '@dc/database';
 /** The advisory lock that lets one dispatcher at a time prune (any constant shared by all replicas). */
 const PRUNE_LOCK = 'webhook-dispatcher:prune';
 
-/** The SQL of retention: old relayed events with their finished deliveries and attempts. */
+/** The SQL of retention: old relayed events with their finished deliveries and attempts; expired previous secrets. */
 @Injectable()
 export class PruningRepository {
   constructor(private readonly database: Database) {}
+
+  /**
+   * Forgets the previous secret of every webhook whose rotation overlap has ended (docs/adr/0048):
+   * signing already ignores it; this keeps no ciphertext of a retired secret at rest. One statement;
+   * idempotent, so every dispatcher may run it. A rotation committed meanwhile is re-checked by the
+   * UPDATE and kept. Answers how many were cleared.
+   */
+  async clearExpiredPreviousSecrets(): Promise<number> {
+    return this.database.client.$executeRaw`
+      UPDATE webhooks SET previous_secret_ciphertext = NULL, previous_secret_expires_at = NULL
+      WHERE previous_secret_expires_at <= now()`;
+  }
 
   /**
    * Deletes, in one transaction, up to `limit` events relayed more than `retentionDays` ago whose

@@ -28,6 +28,10 @@ export class RelayRepository {
    * event's portfolio; the organization must be active and the portfolio not demo (api-core does
    * not write events for those; checked again here in case that changed since). An event without
    * a match is marked relayed all the same (rows written before webhooks existed end here).
+   *
+   * Only events below the events feed's horizon are taken (docs/adr/0048: every transaction older
+   * than the event's has ended), so a delivery's eventId is always one the events API lists, and a
+   * client that resumes the feed after it skips nothing that committed later.
    */
   async relayBatch(limit: number): Promise<RelayedBatch> {
     return this.database.transaction(async (tx) => {
@@ -36,6 +40,7 @@ export class RelayRepository {
           SELECT id, organization_id, portfolio_id, created_at
           FROM outbox_events
           WHERE relayed_at IS NULL
+            AND xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
           ORDER BY id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED

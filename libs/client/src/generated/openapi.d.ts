@@ -195,6 +195,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Every event the key can reach (payment.registered, promise.created, call.completed), whether or not a webhook is registered; kept 30 days. Oldest first, in the feed's order: an event is listed once every write that began before it has committed or rolled back, so a page never skips an event that commits later (the newest events may appear a moment after their write). Resume where you stopped with after=<the last event id you processed>: the events after it, oldest first, each once. An after that is unknown, older than the retention or outside the key's reach is 400 validation_error naming after. Filters: type (comma list), portfolioId, from/to on createdAt (ISO 8601 date or date-time; a to without time means the end of that day in UTC). data is exactly the data of the event's webhook deliveries, whose eventId is this id. With type, from or to, a page examines at most 2,000 events (shared by the portfolios it reads): when that comes first it ends early, with fewer than limit items or none, hasMore true and a nextCursor that resumes after the last one examined. Follow nextCursor until hasMore is false; never stop on a short or empty page.
+         *
+         *     Requires scope `read`.
+         *
+         *     Rate cost: 1 unit.
+         */
+        get: operations["events.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event
+         * @description The event as its list item. An event of another organization, outside the key's portfolios or older than 30 days is 404.
+         *
+         *     Requires scope `read`.
+         *
+         *     Rate cost: 1 unit.
+         */
+        get: operations["events.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/imports/{id}": {
         parameters: {
             query?: never;
@@ -480,13 +528,13 @@ export interface webhooks {
         put?: never;
         /**
          * A payment was registered individually (API, panel, collection link, fulfilled promise)
-         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt.
+         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt. While a secret rotation's overlap lasts the header carries one `v1` per secret (`t=<t>,v1=<new>,v1=<old>`): accept the delivery when any `v1` matches the secret you hold.
          *
          *     `X-Service-Event` names the event kind (also the body's `type`).
          *
-         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret.
+         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret; during a rotation's overlap, one space-separated `v1,<base64>` per secret.
          *
-         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it.
+         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it. `eventId` names the event, the same on every delivery of it to every webhook.
          */
         post: operations["webhook.payment.registered"];
         delete?: never;
@@ -506,13 +554,13 @@ export interface webhooks {
         put?: never;
         /**
          * A promise of payment was created
-         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt.
+         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt. While a secret rotation's overlap lasts the header carries one `v1` per secret (`t=<t>,v1=<new>,v1=<old>`): accept the delivery when any `v1` matches the secret you hold.
          *
          *     `X-Service-Event` names the event kind (also the body's `type`).
          *
-         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret.
+         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret; during a rotation's overlap, one space-separated `v1,<base64>` per secret.
          *
-         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it.
+         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it. `eventId` names the event, the same on every delivery of it to every webhook.
          */
         post: operations["webhook.promise.created"];
         delete?: never;
@@ -532,13 +580,13 @@ export interface webhooks {
         put?: never;
         /**
          * A call completed (the call list item, without analysis)
-         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt.
+         * @description Signed with `X-Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the UTF-8 bytes of the whole secret string, `whsec_` included (the scheme of Stripe's verifiers, which accept this header as is). Verify over the raw bytes before parsing, compare in constant time, reject when t is more than ~5 minutes away; `t` is fresh on every attempt. While a secret rotation's overlap lasts the header carries one `v1` per secret (`t=<t>,v1=<new>,v1=<old>`): accept the delivery when any `v1` matches the secret you hold.
          *
          *     `X-Service-Event` names the event kind (also the body's `type`).
          *
-         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret.
+         *     Webhooks registered with Standard Webhooks headers also carry `webhook-id` (the delivery id), `webhook-timestamp` (the same t) and `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<t>.<raw body>">` keyed with the 32 bytes obtained by base64-decoding the 43 characters after `whsec_` — what the standardwebhooks libraries do with the same secret; during a rotation's overlap, one space-separated `v1,<base64>` per secret.
          *
-         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it.
+         *     Any 2xx answer within 10 s is success; redirects are not followed (a 3xx is a failure). A failed delivery is attempted 5 times in total, about 90 s apart, then marked failed. Every attempt carries the same `id`: deduplicate on it. `eventId` names the event, the same on every delivery of it to every webhook.
          */
         post: operations["webhook.call.completed"];
         delete?: never;
@@ -602,6 +650,19 @@ export interface components {
             sentiment: number;
             disposition: string;
             outcomes: string[];
+        };
+        CallCompletedEventView: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            livemode: boolean;
+            portfolioId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "call.completed";
+            data: components["schemas"]["CallListItemView"];
         };
         CallListItemView: {
             id: string;
@@ -816,6 +877,7 @@ export interface components {
             /** @enum {string} */
             conflictResolution?: "add" | "update" | "reconcile" | "replace";
         };
+        EventView: components["schemas"]["PaymentRegisteredEventView"] | components["schemas"]["PromiseCreatedEventView"] | components["schemas"]["CallCompletedEventView"];
         /** @enum {string} */
         ImportMode: "add" | "update" | "reconcile" | "replace";
         /** @enum {string} */
@@ -878,6 +940,19 @@ export interface components {
             };
             portfolioCount: number;
         };
+        PaymentRegisteredEventView: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            livemode: boolean;
+            portfolioId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.registered";
+            data: components["schemas"]["PaymentView"];
+        };
         PaymentView: {
             id: string;
             externalId: string | null;
@@ -919,6 +994,19 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        PromiseCreatedEventView: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            livemode: boolean;
+            portfolioId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "promise.created";
+            data: components["schemas"]["PromiseView"];
         };
         PromiseView: {
             id: string;
@@ -1491,6 +1579,93 @@ export interface operations {
             503: components["responses"]["Error_service_unavailable"];
         };
     };
+    "events.list": {
+        parameters: {
+            query?: {
+                /** @description One value or several, comma-separated (`a,b`); repeating the parameter is accepted too. An unknown value is 400 naming the allowed ones. */
+                type?: ("payment.registered" | "promise.created" | "call.completed")[];
+                portfolioId?: string;
+                from?: string;
+                to?: string;
+                after?: string;
+                /** @description Page size, 1 to 100. The API is lenient: 0 or negative gives 50, above 100 is cut to 100; a value that is not an integer is 400. */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventView"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["Error_validation_error"];
+            401: components["responses"]["Error_unauthorized"];
+            403: components["responses"]["Error_organization_inactive"];
+            408: components["responses"]["Error_request_timeout"];
+            413: components["responses"]["PlatformTooLarge"];
+            429: components["responses"]["Error_rate_limited"];
+            500: components["responses"]["Error_internal_error"];
+            503: components["responses"]["Error_service_unavailable"];
+        };
+    };
+    "events.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier. A malformed one answers 404, like a missing one. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventView"];
+                    };
+                };
+            };
+            400: components["responses"]["Error_validation_error"];
+            401: components["responses"]["Error_unauthorized"];
+            403: components["responses"]["Error_organization_inactive"];
+            404: components["responses"]["Error_not_found"];
+            408: components["responses"]["Error_request_timeout"];
+            413: components["responses"]["PlatformTooLarge"];
+            429: components["responses"]["Error_rate_limited"];
+            500: components["responses"]["Error_internal_error"];
+            503: components["responses"]["Error_service_unavailable"];
+        };
+    };
     "imports.get": {
         parameters: {
             query?: never;
@@ -2028,7 +2203,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; one `v1` per secret during a rotation's overlap. */
                 "X-Service-Signature": string;
                 /** @description The event kind. */
                 "X-Service-Event": "payment.registered";
@@ -2036,7 +2211,7 @@ export interface operations {
                 "webhook-id"?: string;
                 /** @description Standard Webhooks (opt-in per webhook): unix seconds, the same t. */
                 "webhook-timestamp"?: string;
-                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`. */
+                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`, space-separated, one per secret during a rotation's overlap. */
                 "webhook-signature"?: string;
             };
             path?: never;
@@ -2047,6 +2222,8 @@ export interface operations {
                 "application/json": {
                     /** @description Delivery id (`dlv_…`, not the resource id); the same on every attempt. */
                     id: string;
+                    /** @description Event id (`evt_…`): the same on every delivery of this event, to every webhook (since 1.8.0). */
+                    eventId: string;
                     /**
                      * @description The event kind.
                      * @enum {string}
@@ -2077,7 +2254,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; one `v1` per secret during a rotation's overlap. */
                 "X-Service-Signature": string;
                 /** @description The event kind. */
                 "X-Service-Event": "promise.created";
@@ -2085,7 +2262,7 @@ export interface operations {
                 "webhook-id"?: string;
                 /** @description Standard Webhooks (opt-in per webhook): unix seconds, the same t. */
                 "webhook-timestamp"?: string;
-                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`. */
+                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`, space-separated, one per secret during a rotation's overlap. */
                 "webhook-signature"?: string;
             };
             path?: never;
@@ -2096,6 +2273,8 @@ export interface operations {
                 "application/json": {
                     /** @description Delivery id (`dlv_…`, not the resource id); the same on every attempt. */
                     id: string;
+                    /** @description Event id (`evt_…`): the same on every delivery of this event, to every webhook (since 1.8.0). */
+                    eventId: string;
                     /**
                      * @description The event kind.
                      * @enum {string}
@@ -2126,7 +2305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; one `v1` per secret during a rotation's overlap. */
                 "X-Service-Signature": string;
                 /** @description The event kind. */
                 "X-Service-Event": "call.completed";
@@ -2134,7 +2313,7 @@ export interface operations {
                 "webhook-id"?: string;
                 /** @description Standard Webhooks (opt-in per webhook): unix seconds, the same t. */
                 "webhook-timestamp"?: string;
-                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`. */
+                /** @description Standard Webhooks (opt-in per webhook): `v1,<base64 signature>`, space-separated, one per secret during a rotation's overlap. */
                 "webhook-signature"?: string;
             };
             path?: never;
@@ -2145,6 +2324,8 @@ export interface operations {
                 "application/json": {
                     /** @description Delivery id (`dlv_…`, not the resource id); the same on every attempt. */
                     id: string;
+                    /** @description Event id (`evt_…`): the same on every delivery of this event, to every webhook (since 1.8.0). */
+                    eventId: string;
                     /**
                      * @description The event kind.
                      * @enum {string}

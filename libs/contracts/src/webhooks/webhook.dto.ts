@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDateString, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { WebhookEventType } from '../webhook-events';
 
 // class-validator runs a field's decorators from the last written to the first and the gateway stops at
@@ -14,6 +14,11 @@ export class UpdateWebhookDto {
   @IsOptional() @IsString({ each: true }) @ArrayMaxSize(1000) @IsArray()
   portfolioIds?: string[];
 
+  /**
+   * false: disabled by the operator (disabledAt now, disabledReason OPERATOR_DISABLED_REASON; its
+   * pending deliveries are cancelled). true: enabled again, failingSince, disabledAt and
+   * disabledReason cleared (the count towards automatic disabling starts again; docs/adr/0048).
+   */
   @IsOptional() @IsBoolean()
   enabled?: boolean;
 
@@ -34,20 +39,82 @@ export class CreateWebhookDto {
   standardWebhooks?: boolean;
 }
 
+/** A secret rotation's default overlap: the replaced secret keeps signing beside the new one for 24 h (docs/adr/0048). */
+export const WEBHOOK_SECRET_OVERLAP_DEFAULT_SECONDS = 86_400;
+/** The longest overlap a rotation may ask for: 7 days. */
+export const WEBHOOK_SECRET_OVERLAP_MAX_SECONDS = 604_800;
+const OVERLAP_MESSAGE = `overlapSeconds must be an integer from 0 to ${WEBHOOK_SECRET_OVERLAP_MAX_SECONDS} (7 days)`;
+
+/**
+ * POST /operator/v1/webhooks/{id}/rotate-secret (the body is optional). overlapSeconds: how long the
+ * replaced secret keeps signing beside the new one (default 86400); 0 retires it at once.
+ */
+export class RotateWebhookSecretDto {
+  @IsOptional() @Min(0, { message: OVERLAP_MESSAGE }) @Max(WEBHOOK_SECRET_OVERLAP_MAX_SECONDS, { message: OVERLAP_MESSAGE }) @IsInt({ message: OVERLAP_MESSAGE })
+  overlapSeconds?: number;
+}
+
 export interface WebhookView {
   id: string;
   organizationId: string;
   url: string;
   portfolioIds: string[];
   enabled: boolean;
+  /**
+   * The first failed attempt since the last successful one (null while the last attempt
+   * succeeded, or none failed since the webhook was enabled): every attempt has failed since then.
+   * Past WEBHOOK_DISABLE_AFTER_DAYS the dispatcher disables the webhook (docs/adr/0048).
+   */
+  failingSince: string | null;
+  /** When the webhook was disabled, by the operator or automatically; null while enabled. */
+  disabledAt: string | null;
+  /** Why: OPERATOR_DISABLED_REASON, or the dispatcher's sentence naming the failures; null while enabled. */
+  disabledReason: string | null;
   standardWebhooks: boolean;
+  /**
+   * While a secret rotation's overlap lasts, when the replaced secret stops signing (deliveries carry
+   * a signature with each secret until then); null otherwise. Never the secret itself.
+   */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-/** Only the registration response carries the secret (`whsec_` + 43 characters); it is never shown again. */
+/**
+ * Only the registration and secret-rotation responses carry the secret (`whsec_` + 43 characters);
+ * it is never shown again.
+ */
 export interface CreatedWebhookView extends WebhookView {
   secret: string;
+}
+
+/** The disabledReason of a webhook disabled by the operator (PATCH enabled false). */
+export const OPERATOR_DISABLED_REASON = 'disabled by the operator';
+
+const RECOVERY_DATE_TIME = { message: '$property must be an ISO 8601 date-time' };
+
+/**
+ * POST /operator/v1/webhooks/{id}/recover: re-send every delivery of the webhook that ended failed
+ * with its completion in [since, until) (until: now when absent or later).
+ */
+export class RecoverDeliveriesDto {
+  @IsDateString({ strict: true }, RECOVERY_DATE_TIME)
+  since!: string;
+
+  @IsOptional() @IsDateString({ strict: true }, RECOVERY_DATE_TIME)
+  until?: string;
+}
+
+/**
+ * The 202 of a recovery: how many failed deliveries got a new series of attempts (the dispatcher
+ * sends them within a second; each shows in the delivery log under its own id), and the window
+ * used — `since` as given, `until` as given or now (the earlier), both in the API's instant format.
+ */
+export interface DeliveryRecoveryView {
+  webhookId: string;
+  recovered: number;
+  since: string;
+  until: string;
 }
 
 /**

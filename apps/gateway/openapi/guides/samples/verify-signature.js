@@ -5,18 +5,21 @@ const crypto = require('node:crypto');
  * authentic. rawBody: the exact bytes received (a Buffer), before any JSON parsing.
  */
 function verifyWebhook(rawBody, signatureHeader, secret, toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)) {
-  const parts = Object.fromEntries(
-    String(signatureHeader ?? '').split(',').map((part) => {
-      const at = part.indexOf('=');
-      return [part.slice(0, at).trim(), part.slice(at + 1).trim()];
-    }),
-  );
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) throw new Error('malformed X-Service-Signature');
+  let t;
+  const signatures = [];
+  for (const part of String(signatureHeader ?? '').split(',')) {
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const [key, value] = [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+    if (key === 't') t = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) signatures.push(Buffer.from(value, 'hex'));
+  }
+  if (!Number.isInteger(t) || signatures.length === 0) throw new Error('malformed X-Service-Signature');
   if (Math.abs(nowSeconds - t) > toleranceSeconds) throw new Error('timestamp outside the tolerance');
   // Keyed with the UTF-8 bytes of the whole secret, whsec_ included.
   const expected = crypto.createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();
-  if (!crypto.timingSafeEqual(expected, Buffer.from(parts.v1, 'hex'))) throw new Error('signature mismatch');
+  // While a secret rotation overlaps there is one v1 per secret: any one matching is enough.
+  if (!signatures.some((v1) => crypto.timingSafeEqual(expected, v1))) throw new Error('signature mismatch');
   return JSON.parse(rawBody.toString('utf8'));
 }
 
