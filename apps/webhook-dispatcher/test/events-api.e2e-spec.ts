@@ -175,7 +175,8 @@ describe('events API', () => {
       // Writer A: an event written in a transaction that stays open (a write slow to commit).
       await slow.query('BEGIN');
       const slowEvent = `evt_${ulid()}`;
-      const slowPayload = { id: 'pay_slow', note: 'written first, committed last' };
+      // A payment's event as api-core writes it (the payment itself is not the subject here).
+      const slowPayload = { ...written[0].data, id: `pay_${ulid()}`, externalId: 'written-first-committed-last' };
       await slow.query(
         `INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload) VALUES ($1, $2, $3, 'payment.registered', true, $4::json)`,
         [slowEvent, tenant.organizationId, tenant.portfolioIds[0], JSON.stringify(slowPayload)],
