@@ -283,7 +283,13 @@ async function bench(cleanup: Cleanup): Promise<void> {
   /** Per scenario and system: median CPU ms per request of each process. */
   const cpuRows: Record<string, string | number>[] = [];
   /** Warm-up of each system, then ROUNDS × (project run, baseline run); a row of medians. */
-  const scenario = async (name: string, kind: 'page' | 'point', paths: Record<SystemName, () => string>, profileAs?: string) => {
+  /** The project's debtor first page of this run (fresh statistics): the events page's target (issue 37). */
+  let debtorFirstPage: { rps: number; p99: number } | undefined;
+  /**
+   * `page` and `point`: against the bare twin (the read API's targets). `events`: the project's events
+   * page at the cost of its debtor first page or less — at least its req/s, at most its p99.
+   */
+  const scenario = async (name: string, kind: 'page' | 'point' | 'events', paths: Record<SystemName, () => string>, profileAs?: string) => {
     for (const system of [PROJECT, BASELINE] as const) await run(name, system, paths[system], auth, WARM_UP_MS);
     const runs: Record<SystemName, Run[]> = { [PROJECT]: [], [BASELINE]: [] };
     for (let round = 0; round < ROUNDS; round++) {
@@ -298,7 +304,12 @@ async function bench(cleanup: Cleanup): Promise<void> {
     const paired = runs[PROJECT].map((r, i) => r.rps / runs[BASELINE][i].rps);
     const p99Ratio = m(PROJECT, 'p99') / m(BASELINE, 'p99');
     const errors = runs[PROJECT].reduce((n, r) => n + r.errors, 0) + runs[BASELINE].reduce((n, r) => n + r.errors, 0);
-    const pass = kind === 'page' ? rpsRatio >= PAGE_MIN_RPS && p99Ratio <= PAGE_MAX_P99 : rpsRatio >= POINT_MIN_RPS;
+    const reference = debtorFirstPage;
+    const pass =
+      kind === 'events'
+        ? reference !== undefined && m(PROJECT, 'rps') >= reference.rps && m(PROJECT, 'p99') <= reference.p99
+        : kind === 'page' ? rpsRatio >= PAGE_MIN_RPS && p99Ratio <= PAGE_MAX_P99 : rpsRatio >= POINT_MIN_RPS;
+    if (name.startsWith('first page, fresh')) debtorFirstPage = { rps: m(PROJECT, 'rps'), p99: m(PROJECT, 'p99') };
     rows.push({
       scenario: name,
       'project req/s': m(PROJECT, 'rps'),
@@ -311,8 +322,9 @@ async function bench(cleanup: Cleanup): Promise<void> {
       'paired ratio (min–max)': `${num(median(paired), 2)} (${num(Math.min(...paired), 2)}–${num(Math.max(...paired), 2)})`,
       'p99 ratio': num(p99Ratio, 2),
       errors,
-      target: kind === 'page' ? `≥ ${PAGE_MIN_RPS}×, p99 ≤ ${PAGE_MAX_P99}×` : `≥ ${POINT_MIN_RPS}×`,
-      result: errors ? 'FAIL (errors)' : pass ? 'PASS' : 'FAIL',
+      target:
+        kind === 'events' ? 'project ≥ debtor first page req/s, p99 ≤ its' : kind === 'page' ? `≥ ${PAGE_MIN_RPS}×, p99 ≤ ${PAGE_MAX_P99}×` : `≥ ${POINT_MIN_RPS}×`,
+      result: errors ? 'FAIL (errors)' : kind === 'events' && !reference ? '— (run phase fresh too)' : pass ? 'PASS' : 'FAIL',
     });
     for (const system of [PROJECT, BASELINE] as const) {
       const names = Object.keys(runs[system][0].cpu);
@@ -406,7 +418,7 @@ async function bench(cleanup: Cleanup): Promise<void> {
     log(`wrote ${EVENTS} events into ${firstPortfolio} (ten transactions)`);
     const events = `/public/v1/events?limit=${LIMIT}`;
     await sameBytes('events first page', events);
-    await scenario(`GET /events first page (${EVENTS} events)`, 'page', both(() => events), 'events');
+    await scenario(`GET /events first page (${EVENTS} events)`, 'events', both(() => events), 'events');
   }
 
   // Compression (project only), with fresh statistics: identity, gzip, br interleaved.
