@@ -158,8 +158,12 @@ describe('events API', () => {
       await payment(tenant.portfolioIds[1], debtor2, 'evt-pay-4'),
       await payment(tenant.portfolioIds[0], debtor, 'evt-pay-5'),
     ];
-    const since = await all(`?after=${last}`);
-    expect(since.map((i) => i.data.id)).toEqual(added.map((p) => p.id));
+    // Listed once every older write of the cluster has ended (another test file's may still run).
+    let since: Listed['data'] = [];
+    await eventually(async () => {
+      since = await all(`?after=${last}`);
+      expect(since.map((i) => i.data.id)).toEqual(added.map((p) => p.id));
+    }, 15_000);
     // A filter and `after` together: the page's cursor carries both.
     expect((await all(`?after=${last}&portfolioId=${tenant.portfolioIds[0]}`)).map((i) => i.data.id)).toEqual([added[0].id, added[2].id]);
     expect((await list(`?after=${since[2].id}`)).data).toEqual([]);
@@ -167,6 +171,8 @@ describe('events API', () => {
   });
 
   it('never skips an event whose transaction commits after a newer one: the feed and the relay hold the newer back until it ends', async () => {
+    // Every event so far delivered: none is in flight while the slow writer holds the horizon.
+    await receiver.waitForCount(written.length + 3, 15_000);
     const last = (await all('')).at(-1)!.id;
     const received = receiver.requests.length;
     const slow = new Client({ connectionString: stack.databaseUrl });
@@ -191,8 +197,11 @@ describe('events API', () => {
       expect(receiver.requests.length).toBe(received);
 
       await slow.query('COMMIT');
-      const resumed = await all(`?after=${last}`);
-      expect(resumed.map((i) => i.id)).toEqual([slowEvent, fastEvent]);
+      let resumed: Listed['data'] = [];
+      await eventually(async () => {
+        resumed = await all(`?after=${last}`);
+        expect(resumed.map((i) => i.id)).toEqual([slowEvent, fastEvent]);
+      }, 15_000);
       expect(resumed[0].data).toEqual(slowPayload);
       const delivered = await receiver.waitFor((r) => r.json().data.id === fast.id, 10_000, 'the fast payment');
       expect(delivered.json().eventId).toBe(fastEvent);
