@@ -62,8 +62,8 @@ interface Sample {
   pf: string;
   /** Per table, the id 80 % of the way through the portfolio's rows: the cursor of a deep page. */
   deep: Record<Table, string>;
-  /** The transaction id (xid8) of the deep event: events are read in (xid, id) order (docs/adr/0048). */
-  deepEventXid: string;
+  /** The feed position of the deep event: events are read in (feed_position, id) order (docs/adr/0048). */
+  deepEventPosition: string;
   event: string;
   /** A debtor with 120 calls, 4 payments and 4 promises (a debtor the collectors keep calling). */
   busyDebtor: string;
@@ -290,23 +290,24 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
       [pf, promises.map((p) => p.id), promises.map((p) => p.d), promises.map((p) => p.status), promises.map((p) => p.t)],
     );
 
-    // Events: one per payment, promise and completed call, with their ids' times, written by ten
-    // transactions over the 60 days (each its own xid, in time order, as the writes of production).
+    // Events: one per payment, promise and completed call, with their ids' times, relayed (feed
+    // positions in id order, as the relay gives them), in ten statements over the 60 days.
     for (let k = 0; k < 10; k++) {
       const bound = (i: number) => (i === 0 ? 'evt_' : i === 10 ? 'evt_~' : `evt_${encodeTime(now - 60 * DAY + i * 6 * DAY, 10)}`);
       await client.query(
-        `INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, created_at, relayed_at)
+        `INSERT INTO outbox_events (id, organization_id, portfolio_id, type, livemode, payload, created_at, relayed_at, feed_position)
          SELECT src.id, $2, $1, src.type, true, json_build_object('id', src.rid, 'portfolioId', $1::text, 'debtorId', src.debtor_id,
-           'createdAt', src.created_at, 'note', repeat('x', 200)), src.created_at, src.created_at
+           'createdAt', src.created_at, 'note', repeat('x', 200)), src.created_at, src.created_at, nextval('outbox_events_feed_position_seq')
          FROM (SELECT 'evt_' || split_part(id, '_', 2) AS id, id AS rid, 'payment.registered' AS type, debtor_id, created_at FROM payments WHERE portfolio_id = $1
                UNION ALL SELECT 'evt_' || split_part(id, '_', 2), id, 'promise.created', debtor_id, created_at FROM promises WHERE portfolio_id = $1
                UNION ALL SELECT 'evt_' || split_part(id, '_', 2), id, 'call.completed', debtor_id, created_at FROM calls WHERE portfolio_id = $1 AND status = 'completed') src
-         WHERE src.id >= $3 AND src.id < $4`,
+         WHERE src.id >= $3 AND src.id < $4
+         ORDER BY src.id`,
         [pf, tenant.organizationId, bound(k), bound(k + 1)],
       );
     }
-    const deepEvent = (await client.query<{ id: string; xid: string }>(
-      `SELECT id, xid::text FROM outbox_events WHERE portfolio_id = $1 ORDER BY xid, id OFFSET (SELECT count(*) * 4 / 5 FROM outbox_events WHERE portfolio_id = $1) LIMIT 1`,
+    const deepEvent = (await client.query<{ id: string; position: string }>(
+      `SELECT id, feed_position::text AS position FROM outbox_events WHERE portfolio_id = $1 ORDER BY feed_position, id OFFSET (SELECT count(*) * 4 / 5 FROM outbox_events WHERE portfolio_id = $1) LIMIT 1`,
       [pf],
     )).rows[0];
 
@@ -323,7 +324,7 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
     return {
       pf,
       deep,
-      deepEventXid: deepEvent.xid,
+      deepEventPosition: deepEvent.position,
       event: deepEvent.id,
       busyDebtor: busy,
       busyDebtorCallCursor: busyCalls[Math.floor(busyCalls.length / 2)].id,
@@ -370,8 +371,8 @@ describe('query plans independent of statistics (docs/adr/0023)', () => {
     const never = { from: new Date('9999-01-01T00:00:00Z') };
     const of = (table: Table) => (name: string, sql: Case['sql'], deep: string | null, bound: number, examined = SERVED): Case => ({ name, sql, deep, bound, table, examined });
     const [debtors, debts, calls, payments, promises, events] = (['debtors', 'debts', 'calls', 'payments', 'promises', 'outbox_events'] as const).map(of);
-    // An events page starts after a position: the cursor's event and its transaction.
-    const position = (after: string | null) => (after === null ? null : { id: after, xid: s.deepEventXid });
+    // An events page starts after a position: the cursor's event and its feed position.
+    const position = (after: string | null) => (after === null ? null : { id: after, position: s.deepEventPosition });
     // The test's 24 campaigns fit a heap page: analysed, the planner reads the table (Seq Scan), once per scan.
     const campaigns = (name: string, sql: Case['sql'], deep: string | null, bound: number, scans = 1) => of('campaigns')(name, sql, deep, bound, scans * SERVED);
     return [

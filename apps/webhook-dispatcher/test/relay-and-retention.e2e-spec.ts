@@ -55,8 +55,7 @@ describe('relay and retention of outbox events', () => {
     const after = await insertEvent(fixtureId('evt'));
 
     const relay = new RelayRepository(database);
-    // The relay takes an event once every older write transaction of the cluster has ended (the
-    // events feed's horizon, docs/adr/0048): another test file's open transaction defers it.
+    // Relay batches take turns (docs/adr/0048): another relay's batch may be committing.
     const relayed = { events: 0, deliveries: 0 };
     await eventually(async () => {
       const batch = await relay.relayBatch(500);

@@ -10,29 +10,29 @@ export interface EventListFilter {
   to?: string;
 }
 
-/** Where a page starts: after this event, in the feed's order (its transaction, then its id). */
+/** Where a page starts: after this event, in the feed's order (its feed position, then its id). */
 export interface FeedPosition {
   id: string;
-  /** The event's transaction id (xid8) as text. */
-  xid: string;
+  /** The event's feed_position (bigint) as text. */
+  position: string;
 }
 
-/** An event a query names (`after`, a cursor): its position, and whether the key can read it. */
-export interface NamedEvent extends FeedPosition {
+/** An event a query names (`after`, a cursor): its position (null: not listed yet), and whether the key can read it. */
+export interface NamedEvent {
+  id: string;
+  position: string | null;
   reachable: boolean;
 }
 
 /**
- * The feed's horizon (docs/adr/0048): an event is listed once every transaction older than the one
- * that wrote it has ended — its transaction id is below the oldest one still running in the
- * statement's snapshot. A transaction that commits late therefore never lands behind a position a
- * client has already read: until it ends, nothing written after it is listed. The relay applies the
- * same rule, so no delivery names an event the feed does not list yet.
+ * Listed events (docs/adr/0048): those the relay has given a feed position. Positions are given by
+ * relay transactions that commit one after the other, so they only grow in commit order: an event
+ * that commits late gets a later position and never lands behind one a client has read.
  */
-export const FEED_HORIZON = Prisma.sql`e.xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))`;
+const LISTED = Prisma.sql`e.feed_position IS NOT NULL`;
 
-/** Inside a page: the event's columns, `xid` (the order) among them. */
-const PAGE_COLUMNS = Prisma.sql`e.id, e.xid, e.type, e.created_at AS "createdAt", e.livemode, e.portfolio_id AS "portfolioId", e.payload AS data`;
+/** Inside a page: the event's columns, `feed_position` (the order) among them. */
+const PAGE_COLUMNS = Prisma.sql`e.id, e.feed_position, e.type, e.created_at AS "createdAt", e.livemode, e.portfolio_id AS "portfolioId", e.payload AS data`;
 /** An event as its EventView's JSON text (row_to_json writes the stored payload text as it is). */
 const VIEW = (alias: string) =>
   Prisma.raw(`(SELECT row_to_json(v)::text FROM (SELECT ${alias}.id, ${alias}.type, ${isoTimestampSql(`${alias}."createdAt"`)} AS "createdAt",
@@ -40,8 +40,8 @@ const VIEW = (alias: string) =>
 
 /**
  * A page of the events the key can reach, in the feed's order: a keyset scan per reachable
- * portfolio of outbox_events_portfolio_feed_idx `(portfolio_id, xid, id)` from the position, below
- * the horizon, merged (reachableKeysetPageSql). Types and from/to are residual filters: the page is
+ * portfolio of outbox_events_portfolio_feed_idx `(portfolio_id, feed_position, id)` from the
+ * position, merged (reachableKeysetPageSql). Types and from/to are residual filters: the page is
  * then a capped scan (docs/adr/0042).
  */
 export function eventsPageSql(auth: AuthContext, filter: EventListFilter, after: FeedPosition | null, take: number): Prisma.Sql {
@@ -53,23 +53,24 @@ export function eventsPageSql(auth: AuthContext, filter: EventListFilter, after:
     columns: PAGE_COLUMNS,
     from: Prisma.sql`outbox_events e`,
     alias: 'e',
-    live: FEED_HORIZON,
+    live: LISTED,
     conditions,
     portfolioId: filter.portfolioId,
     afterId: after?.id ?? null,
-    position: { column: 'xid', after: Prisma.sql`${after?.xid ?? '0'}::xid8` },
+    // The first page starts before position 0 (the events written before positions existed).
+    position: { column: 'feed_position', after: Prisma.sql`${after?.position ?? '-1'}::bigint` },
     take,
   });
   const marks = conditions.length ? Prisma.sql`, page."scanHit", page."scanEdge"` : Prisma.empty;
-  return Prisma.sql`SELECT page.id, ${VIEW('page')}${marks} FROM (${page}) page ORDER BY page.xid, page.id`;
+  return Prisma.sql`SELECT page.id, ${VIEW('page')}${marks} FROM (${page}) page ORDER BY page.feed_position, page.id`;
 }
 
-/** One event by id inside the key's reach (committed events, whether or not the feed lists them yet). */
+/** One listed event by id inside the key's reach. */
 export function eventByIdSql(auth: AuthContext, id: string): Prisma.Sql {
   return Prisma.sql`
     SELECT page.id, ${VIEW('page')}
     FROM (SELECT ${PAGE_COLUMNS} FROM outbox_events e JOIN portfolios p ON p.id = e.portfolio_id
-          WHERE e.id = ${id} AND ${reachablePortfolioSql(auth)}) page`;
+          WHERE e.id = ${id} AND ${LISTED} AND ${reachablePortfolioSql(auth)}) page`;
 }
 
 /** The only SQL of the events API: outbox rows are the events (docs/adr/0048). */
@@ -89,7 +90,7 @@ export class EventsRepository {
   /** The events among `ids` that exist (any organization's: the caller decides what to answer), with their positions. */
   named(auth: AuthContext, ids: string[]): Promise<NamedEvent[]> {
     return this.db.prepared<NamedEvent>(Prisma.sql`
-      SELECT e.id, e.xid::text AS xid, (${reachablePortfolioSql(auth)}) AS reachable
+      SELECT e.id, e.feed_position::text AS position, (${reachablePortfolioSql(auth)}) AS reachable
       FROM outbox_events e JOIN portfolios p ON p.id = e.portfolio_id
       WHERE e.id = ANY(${ids}::text[])`);
   }

@@ -32,15 +32,16 @@ export class EventsService {
     const ids = [query.after, query.cursor].filter((id): id is string => id !== undefined);
     if (!ids.length) return null;
     const named = new Map((await this.events.named(auth, ids)).map((event) => [event.id, event]));
-    if (query.after !== undefined && !named.get(query.after)?.reachable) {
+    const listed = (id: string) => named.get(id)?.position != null;
+    if (query.after !== undefined && !(listed(query.after) && named.get(query.after)?.reachable)) {
       throw AppError.validation(UNKNOWN_AFTER, [{ message: UNKNOWN_AFTER, path: 'after' }]);
     }
-    if (query.cursor !== undefined && !named.has(query.cursor)) {
+    if (query.cursor !== undefined && !listed(query.cursor)) {
       // The event the cursor stands after was pruned (a page resumed more than 30 days later).
       const message = 'cursor is not valid: its event is no longer kept; resume with after=<the last event id processed>';
       throw AppError.validation(message, [{ message, path: 'cursor' }]);
     }
-    const at = named.get(ids[ids.length - 1]); // the cursor when sent, else after: found above
-    return at ? { id: at.id, xid: at.xid } : null;
+    const at = named.get(ids[ids.length - 1]); // the cursor when sent, else after: listed (checked above)
+    return at?.position != null ? { id: at.id, position: at.position } : null;
   }
 }

@@ -10,6 +10,12 @@ export interface RelayedBatch {
 }
 
 /**
+ * Held by each relay transaction from its first statement to its commit (any constant shared by all
+ * replicas): batches commit one at a time, in the order of their feed positions.
+ */
+const RELAY_LOCK = 'webhook-dispatcher:relay';
+
+/**
  * The relay's SQL: outbox events → deliveries (one transaction per batch), and pending deliveries →
  * queue marks. Every statement is set-based: a batch costs the same number of statements whatever
  * its size (docs/adr/0020).
@@ -19,9 +25,10 @@ export class RelayRepository {
   constructor(private readonly database: Database) {}
 
   /**
-   * One transaction, two statements: takes up to `limit` unrelayed events (oldest first, `FOR
-   * UPDATE SKIP LOCKED` so replicas take disjoint batches) with the webhooks each matches, then
-   * inserts one delivery per match (a duplicate pair is skipped) and marks the events relayed.
+   * One transaction, three statements: RELAY_LOCK, then up to `limit` unrelayed events (oldest
+   * first, `FOR UPDATE SKIP LOCKED`) with the webhooks each matches, then one delivery per match (a
+   * duplicate pair is skipped) while the events are marked relayed and given their feed positions
+   * in id order (an event that has one keeps it).
    *
    * A webhook matches an event when it is of the event's organization, enabled and not deleted,
    * registered no later than the event was written, and its portfolio list is empty or holds the
@@ -29,18 +36,19 @@ export class RelayRepository {
    * not write events for those; checked again here in case that changed since). An event without
    * a match is marked relayed all the same (rows written before webhooks existed end here).
    *
-   * Only events below the events feed's horizon are taken (docs/adr/0048: every transaction older
-   * than the event's has ended), so a delivery's eventId is always one the events API lists, and a
-   * client that resumes the feed after it skips nothing that committed later.
+   * The events get their feed positions here (docs/adr/0048): the transaction first takes
+   * RELAY_LOCK, so batches commit one after the other and positions only grow in commit order — an
+   * event that commits late gets a later position, never one behind what a client has read. The
+   * same transaction creates the deliveries, so a delivery's eventId is always listed already.
    */
   async relayBatch(limit: number): Promise<RelayedBatch> {
     return this.database.transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${RELAY_LOCK}))`;
       const matches = await tx.$queryRaw<{ eventId: string; webhookId: string | null }[]>`
         WITH ev AS (
           SELECT id, organization_id, portfolio_id, created_at
           FROM outbox_events
           WHERE relayed_at IS NULL
-            AND xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
           ORDER BY id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
@@ -67,8 +75,12 @@ export class RelayRepository {
           SELECT * FROM unnest(${pairs.map(() => newId('dlv'))}::text[], ${pairs.map((p) => p.webhookId)}::text[], ${pairs.map((p) => p.eventId)}::text[])
           ON CONFLICT (webhook_id, event_id) DO NOTHING
           RETURNING 1
+        ), positions AS (
+          SELECT id, nextval('outbox_events_feed_position_seq') AS feed_position
+          FROM (SELECT id FROM unnest(${eventIds}::text[]) AS id ORDER BY id) sorted
         ), relayed AS (
-          UPDATE outbox_events SET relayed_at = now() WHERE id = ANY (${eventIds}::text[])
+          UPDATE outbox_events e SET relayed_at = now(), feed_position = coalesce(e.feed_position, positions.feed_position)
+          FROM positions WHERE e.id = positions.id
         )
         SELECT count(*)::int AS inserted FROM ins`;
       return { events: eventIds.length, deliveries: inserted };

@@ -17,8 +17,8 @@ export class EventsController {
       summary: 'List events',
       description:
         'Every event the key can reach (payment.registered, promise.created, call.completed), whether or not a webhook is registered; ' +
-        `kept ${EVENT_RETENTION_DAYS} days. Oldest first, in the feed's order: an event is listed once every write that began before it has ` +
-        'committed or rolled back, so a page never skips an event that commits later (the newest events may appear a moment after their write). ' +
+        `kept ${EVENT_RETENTION_DAYS} days. Oldest first, in the feed's order, which only grows: an event is listed (and delivered) within about a ` +
+        'second of its write, after every event listed before it, so a page never skips an event that commits later. ' +
         'Resume where you stopped with after=<the last event id you processed>: the events after it, oldest first, each once. ' +
         'An after that is unknown, older than the retention or outside the key\'s reach is 400 validation_error naming after. ' +
         'Filters: type (comma list), portfolioId, from/to on createdAt (ISO 8601 date or date-time; a to without time means the end of that day in UTC). ' +
