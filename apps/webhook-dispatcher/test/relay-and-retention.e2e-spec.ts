@@ -1,7 +1,7 @@
 import { loadConfig } from '@dc/config';
 import { Database } from '@dc/database';
 import { createLogger } from '@dc/observability';
-import { createTenant, eventually, fixtureId, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { createTenant, fixtureId, OperatorClient, Stack, Tenant } from '@dc/testing';
 import { Client } from 'pg';
 import { ulid } from 'ulid';
 import { Pruner } from '../src/pruning/pruner';
@@ -55,14 +55,7 @@ describe('relay and retention of outbox events', () => {
     const after = await insertEvent(fixtureId('evt'));
 
     const relay = new RelayRepository(database);
-    // Relay batches take turns (docs/adr/0048): another relay's batch may be committing.
-    const relayed = { events: 0, deliveries: 0 };
-    await eventually(async () => {
-      const batch = await relay.relayBatch(500);
-      relayed.events += batch.events;
-      relayed.deliveries += batch.deliveries;
-      expect(relayed).toEqual({ events: 2, deliveries: 1 });
-    }, 15_000);
+    expect(await relay.relayBatch(500)).toEqual({ events: 2, deliveries: 1 });
     expect(await deliveriesOf(before)).toEqual([]);
     expect(await deliveriesOf(after)).toEqual([{ webhook_id: webhookId, status: 'pending' }]);
     const { rows } = await pg.query<{ id: string }>('SELECT id FROM outbox_events WHERE relayed_at IS NULL');

@@ -17,10 +17,8 @@ export interface FeedPosition {
   position: string;
 }
 
-/** An event a query names (`after`, a cursor): its position (null: not listed yet), and whether the key can read it. */
-export interface NamedEvent {
-  id: string;
-  position: string | null;
+/** A listed event a query names (`after`, a cursor): its position, and whether the key can read it. */
+export interface NamedEvent extends FeedPosition {
   reachable: boolean;
 }
 
@@ -87,11 +85,11 @@ export class EventsRepository {
     return row ?? null;
   }
 
-  /** The events among `ids` that exist (any organization's: the caller decides what to answer), with their positions. */
-  named(auth: AuthContext, ids: string[]): Promise<NamedEvent[]> {
+  /** The listed events among `ids` (any organization's: the caller decides what to answer), with their positions. */
+  listed(auth: AuthContext, ids: string[]): Promise<NamedEvent[]> {
     return this.db.prepared<NamedEvent>(Prisma.sql`
       SELECT e.id, e.feed_position::text AS position, (${reachablePortfolioSql(auth)}) AS reachable
       FROM outbox_events e JOIN portfolios p ON p.id = e.portfolio_id
-      WHERE e.id = ANY(${ids}::text[])`);
+      WHERE e.id = ANY(${ids}::text[]) AND ${LISTED}`);
   }
 }

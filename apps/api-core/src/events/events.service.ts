@@ -31,17 +31,17 @@ export class EventsService {
   private async position(auth: AuthContext, query: ListEventsQueryDto): Promise<FeedPosition | null> {
     const ids = [query.after, query.cursor].filter((id): id is string => id !== undefined);
     if (!ids.length) return null;
-    const named = new Map((await this.events.named(auth, ids)).map((event) => [event.id, event]));
-    const listed = (id: string) => named.get(id)?.position != null;
-    if (query.after !== undefined && !(listed(query.after) && named.get(query.after)?.reachable)) {
+    const listed = new Map((await this.events.listed(auth, ids)).map((event) => [event.id, event]));
+    if (query.after !== undefined && !listed.get(query.after)?.reachable) {
       throw AppError.validation(UNKNOWN_AFTER, [{ message: UNKNOWN_AFTER, path: 'after' }]);
     }
-    if (query.cursor !== undefined && !listed(query.cursor)) {
-      // The event the cursor stands after was pruned (a page resumed more than 30 days later).
+    // The cursor, when sent, is further than `after`: it was issued for a page that started after it.
+    const at = listed.get(query.cursor ?? ids[0]);
+    if (!at) {
+      // Only a cursor gets here: its event was pruned (a page resumed more than 30 days later).
       const message = 'cursor is not valid: its event is no longer kept; resume with after=<the last event id processed>';
       throw AppError.validation(message, [{ message, path: 'cursor' }]);
     }
-    const at = named.get(ids[ids.length - 1]); // the cursor when sent, else after: listed (checked above)
-    return at?.position != null ? { id: at.id, position: at.position } : null;
+    return { id: at.id, position: at.position };
   }
 }
