@@ -213,10 +213,6 @@ function operation(
   if (idempotent) errors.add(ErrorCode.IdempotencyConflict);
   for (const code of doc.errors ?? []) errors.add(code);
 
-  const data = doc.list
-    ? { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: ref(doc.returns) }, pagination: ref('Pagination') } }
-    : { type: 'object', required: ['data'], properties: { data: ref(doc.returns) } };
-  schemas.typeSchema(doc.returns);
   const successHeaders = {
     [Header.RequestId]: { $ref: '#/components/headers/RequestId' },
     [Header.RateLimitLimit]: { $ref: '#/components/headers/RateLimitLimit' },
@@ -226,6 +222,7 @@ function operation(
     [Header.RateLimit]: { $ref: '#/components/headers/RateLimit' },
     ...(idempotent ? { [Header.IdempotentReplayed]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
   };
+  const success = successResponse(doc, schemas, successHeaders);
   return {
     operationId: `${lowerFirst(controller.name.replace(/Controller$/, ''))}.${name}`,
     summary: doc.summary,
@@ -240,14 +237,38 @@ function operation(
     parameters,
     ...(body ? { requestBody: requestBody(schemas, paramTypes[body.index].name) } : {}),
     responses: {
-      [String(status)]: { description: 'Success', headers: successHeaders, content: { 'application/json': { schema: data } } },
-      ...Object.fromEntries(
-        (doc.alsoStatus ?? []).map((s) => [String(s.status), { description: s.description, headers: successHeaders, content: { 'application/json': { schema: data } } }]),
-      ),
+      [String(status)]: { description: doc.media ? doc.media.description : 'Success', ...success },
+      ...Object.fromEntries((doc.alsoStatus ?? []).map((s) => [String(s.status), { description: s.description, ...success }])),
       ...errorResponses([...errors] as ErrorCode[]),
       ...platformTooLarge(errors.has(ErrorCode.PayloadTooLarge)),
     },
   };
+}
+
+/**
+ * Headers and content of a success: the JSON envelope `{data}` of `doc.returns` (`{data,
+ * pagination}` for a list), or, for a route answering a file (`doc.media`, e.g. text/csv), a string
+ * body in that media type with its Content-Disposition. Errors stay in the JSON envelope either way.
+ */
+function successResponse(doc: ApiDocOptions, schemas: SchemaSource, successHeaders: Record<string, Schema>): { headers: Record<string, Schema>; content: Schema } {
+  if (doc.media) {
+    return {
+      headers: {
+        ...successHeaders,
+        'Content-Disposition': {
+          description: '`attachment; filename="…"`: the body is a file to save, under that name.',
+          required: true,
+          schema: { type: 'string' },
+        },
+      },
+      content: { [doc.media.type]: { schema: { type: 'string' } } },
+    };
+  }
+  schemas.typeSchema(doc.returns);
+  const data = doc.list
+    ? { type: 'object', required: ['data', 'pagination'], properties: { data: { type: 'array', items: ref(doc.returns) }, pagination: ref('Pagination') } }
+    : { type: 'object', required: ['data'], properties: { data: ref(doc.returns) } };
+  return { headers: successHeaders, content: { 'application/json': { schema: data } } };
 }
 
 /**

@@ -276,7 +276,7 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
   });
 
   describe('POST /v1/portfolios/{id}/imports: accepted', () => {
-    it('202 with the import queued, counters at 0; the row holds the mapping, mode and delimiter; one BullMQ job, id = import id', async () => {
+    it('202 with the import queued, counters at 0; the row holds the mapping, mode, delimiter and header; one BullMQ job, id = import id', async () => {
       const storageKey = await uploaded(CSV);
       const res = await enqueue({ storageKey, columnMapping: MAPPING, conflictResolution: 'update' });
       expect(res.status).toBe(202);
@@ -286,9 +286,13 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
           portfolioId: pf,
           status: 'queued',
           conflictResolution: 'update',
+          dryRun: false,
           created: 0,
           updated: 0,
+          unchanged: 0,
           errors: 0,
+          markedPaid: 0,
+          deleted: 0,
           processedRows: 0,
           paymentsRegistered: 0,
           paymentsSkipped: 0,
@@ -302,12 +306,14 @@ describe('imports: upload-url, enqueue, GET /v1/imports/{id}', () => {
         },
       });
       const id = res.body.data.id as string;
-      const [row] = await q('SELECT storage_key, upload_id, column_mapping, delimiter, phase, checkpoint_row, merged_row FROM imports WHERE id = $1', [id]);
+      const [row] = await q('SELECT storage_key, upload_id, column_mapping, delimiter, header, phase, checkpoint_row, merged_row FROM imports WHERE id = $1', [id]);
       expect(row).toEqual({
         storage_key: storageKey,
         upload_id: storageKey.split('/').pop()!.replace(/\.csv$/, ''),
         column_mapping: MAPPING,
         delimiter: ';',
+        // The rejected-rows file's first line.
+        header: ['ext', 'first', 'doc_type', 'doc_number', 'phone', 'debt', 'amount', 'currency'],
         phase: 'reading',
         checkpoint_row: 0,
         merged_row: 0,

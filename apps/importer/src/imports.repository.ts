@@ -6,6 +6,19 @@ import type { StoredFile } from '@dc/storage';
 import { ImportCancelled } from './import-errors';
 import { inTransaction, rows, Session } from './sql-session';
 
+/** What a dry run would have done (ImportMerger.dryRun). */
+export interface DryRunTotal {
+  created: number;
+  updated: number;
+  unchanged: number;
+  errors: number;
+  errorDetails: string[];
+  paymentsRegistered: number;
+  paymentsSkipped: number;
+  markedPaid: number;
+  deleted: number;
+}
+
 export type ImportPhase = 'reading' | 'merging' | 'finishing' | 'done';
 
 /** The imports row as the importer reads it. */
@@ -16,6 +29,8 @@ export interface ImportRecord {
   storageKey: string;
   columnMapping: ColumnMappingDto[];
   mode: ImportMode;
+  /** Read, checked and merged, then rolled back: only the counters and the rejected rows stay (docs/adr/0049). */
+  dryRun: boolean;
   status: 'queued' | 'processing' | 'completed' | 'failed';
   phase: ImportPhase;
   /** Last record staged (the header is record 1). */
@@ -45,7 +60,7 @@ export class ImportsRepository {
     const [row] = await rows<ImportRecord>(
       session,
       `SELECT i.id, i.portfolio_id AS "portfolioId", p.organization_id AS "organizationId", i.storage_key AS "storageKey",
-         i.column_mapping AS "columnMapping", i.conflict_resolution AS mode, i.status, i.phase, i.checkpoint_row AS "checkpointRow",
+         i.column_mapping AS "columnMapping", i.conflict_resolution AS mode, i.dry_run AS "dryRun", i.status, i.phase, i.checkpoint_row AS "checkpointRow",
          i.merged_row AS "mergedRow", i.delimiter, i.created + i.updated AS written, i.attempts, i.last_error AS "lastError",
          CASE WHEN i.file_version IS NOT NULL THEN json_build_object('sizeBytes', i.file_size, 'version', i.file_version) END AS file
        FROM imports i JOIN portfolios p ON p.id = i.portfolio_id WHERE i.id = $1`,
@@ -146,24 +161,50 @@ export class ImportsRepository {
    * debt_external_id says nothing about debts: nothing is marked paid (rather than every debt).
    */
   async finishMerge(session: Session, imp: ImportRecord, statementTimeoutMs: number): Promise<number> {
-    const namesDebts = imp.columnMapping.some((m) => m.targetField === 'debt_external_id');
     return inTransaction(session, async () => {
       let reconciled = 0;
-      if (imp.mode === 'reconcile' && namesDebts) {
+      if (imp.mode === 'reconcile') {
         await session.query(`SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}`);
         await session.query(`SELECT pg_advisory_xact_lock(hashtextextended('portfolio:' || $1, 0))`, [imp.portfolioId]);
-        const result = await session.query(
-          `UPDATE debts AS t SET paid_amount = t.total_amount, status = 'paid', updated_at = now()
-           WHERE t.portfolio_id = $2 AND t.deleted_at IS NULL AND t.status = 'active'
-             AND NOT EXISTS (SELECT 1 FROM import_rows s WHERE s.import_id = $1 AND s.debt_external_id = t.external_id)`,
-          [imp.id, imp.portfolioId],
-        );
-        reconciled = result.rowCount ?? 0;
+        reconciled = await this.markUnlistedPaid(session, imp);
       }
-      const result = await session.query(`UPDATE imports SET phase = 'finishing', updated_at = now() WHERE id = $1 AND status = 'processing'`, [imp.id]);
+      const result = await session.query(
+        `UPDATE imports SET phase = 'finishing', marked_paid = $2, updated_at = now() WHERE id = $1 AND status = 'processing'`,
+        [imp.id, reconciled],
+      );
       // Cancelled by an operator meanwhile: reconcile's paid debts roll back with it.
       if (result.rowCount === 0) throw new ImportCancelled();
       return reconciled;
+    });
+  }
+
+  /**
+   * Reconcile's marking, in the caller's transaction under the portfolio's lock: every live active
+   * debt of the portfolio whose external id no row of the file names becomes paid. Returns how many.
+   */
+  async markUnlistedPaid(session: Session, imp: ImportRecord): Promise<number> {
+    if (!imp.columnMapping.some((m) => m.targetField === 'debt_external_id')) return 0;
+    const result = await session.query(
+      `UPDATE debts AS t SET paid_amount = t.total_amount, status = 'paid', updated_at = now()
+       WHERE t.portfolio_id = $2 AND t.deleted_at IS NULL AND t.status = 'active'
+         AND NOT EXISTS (SELECT 1 FROM import_rows s WHERE s.import_id = $1 AND s.debt_external_id = t.external_id)`,
+      [imp.id, imp.portfolioId],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** A dry run's counters, once its merge rolled back: recorded with phase finishing, in one transaction. */
+  async recordDryRun(session: Session, importId: string, lastRow: number, total: DryRunTotal): Promise<void> {
+    await inTransaction(session, async () => {
+      const result = await session.query(
+        `UPDATE imports SET merged_row = $2, created = $3, updated = $4, unchanged = $5, errors = $6, processed_rows = $3::int + $4::int + $6::int,
+           payments_registered = $7, payments_skipped = $8, marked_paid = $9, deleted = $10, error_details = $11::text[],
+           phase = 'finishing', updated_at = now()
+         WHERE id = $1 AND status = 'processing'`,
+        [importId, lastRow, total.created, total.updated, total.unchanged, total.errors, total.paymentsRegistered, total.paymentsSkipped,
+          total.markedPaid, total.deleted, total.errorDetails.slice(0, ImportLimits.maxErrorDetails)],
+      );
+      if (result.rowCount === 0) throw new ImportCancelled();
     });
   }
 

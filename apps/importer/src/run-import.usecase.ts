@@ -121,15 +121,16 @@ export class RunImportUseCase {
     let reconciled = 0;
     if (imp.phase === 'reading' || imp.phase === 'merging') {
       await this.readAndMerge(control, imp, signal, shouldYield);
-      if (imp.mode !== 'replace') reconciled = await this.imports.finishMerge(control, imp, this.config.imports.statementTimeoutMs);
+      // A dry run and replace end their merge in phase finishing, reconcile's marking counted.
+      if (imp.mode !== 'replace' && !imp.dryRun) reconciled = await this.imports.finishMerge(control, imp, this.config.imports.statementTimeoutMs);
     }
     const finished = (await this.imports.load(control, imp.id)) ?? imp;
-    if (finished.written >= this.config.imports.analyzeAfterRows) await this.imports.analyze(control);
+    if (!imp.dryRun && finished.written >= this.config.imports.analyzeAfterRows) await this.imports.analyze(control);
     await this.imports.deleteStaging(control, imp.id);
     await this.imports.complete(control, imp.id);
     await this.releaseFile(control, imp);
     this.logger.info(
-      { importId: imp.id, mode: imp.mode, rows: finished.checkpointRow - 1, written: finished.written, reconciled, ms: Math.round(performance.now() - started) },
+      { importId: imp.id, mode: imp.mode, dryRun: imp.dryRun, rows: finished.checkpointRow - 1, written: finished.written, reconciled, ms: Math.round(performance.now() - started) },
       'import completed',
     );
   }
@@ -137,35 +138,54 @@ export class RunImportUseCase {
   /**
    * Reading and merging run side by side (the merger takes each chunk once it is staged), so the
    * database's merge work overlaps the parsing; replace reads everything first, then swaps in one
-   * transaction. The first failure of either side stops the other after its current chunk.
+   * transaction. A dry run merges as its mode does, in one transaction it rolls back (docs/adr/0049),
+   * then records its counters. The first failure of either side stops the other after its current chunk.
    */
   private async readAndMerge(control: Session, imp: ImportRecord, signal: AbortSignal, shouldYield: () => Promise<boolean>): Promise<void> {
     const { chunkRows } = this.config.imports;
     const reading = imp.phase === 'reading';
     // Replace merges nothing before the whole file is staged: its reader runs unpaced.
     const lookahead = imp.mode === 'replace' ? Number.POSITIVE_INFINITY : READ_LOOKAHEAD_CHUNKS;
-    const progress = new ReadMergeProgress(imp.checkpointRow, !reading, imp.mergedRow, chunkRows, lookahead);
+    // A dry run merges from the first row each time it runs: its writes of an earlier run were rolled back.
+    const progress = new ReadMergeProgress(imp.checkpointRow, !reading, imp.dryRun ? 0 : imp.mergedRow, chunkRows, lookahead);
     const stop = () => progress.halt();
     signal.addEventListener('abort', stop);
     if (signal.aborted) stop();
     const copy = reading ? await this.openSession() : undefined;
+    // Replace and dry runs record their rejections beside a merge that may roll back.
+    const rejections = imp.mode === 'replace' || imp.dryRun ? await this.openSession() : undefined;
     try {
       const guard = (task: Promise<void>) => task.catch((err: unknown) => (progress.halt(), Promise.reject(err)));
       const read = copy ? guard(this.reader.read(copy, imp, { chunkRows, maxRows: this.config.imports.maxRows, progress })) : Promise.resolve();
-      if (imp.mode === 'replace') {
-        await read;
-        await this.merger.replaceAll(control, imp, progress.staged, progress);
+      if (imp.dryRun && rejections) {
+        if (imp.mode === 'replace') await read;
+        const dry = async () => {
+          const total = await this.merger.dryRun(control, imp, progress, rejections, () => this.imports.markUnlistedPaid(control, imp));
+          await this.imports.recordDryRun(control, imp.id, progress.staged, total);
+        };
+        await this.settle([read, guard(dry())]);
         return;
       }
-      const outcomes = await Promise.allSettled([read, guard(this.merger.mergeStaged(control, imp, progress, shouldYield))]);
-      const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
-      // The reason that explains the others: the file's fault, then a real failure, then the stop.
-      const first = failures.find(isFileError) ?? failures.find((e) => !(e instanceof ImportInterrupted)) ?? failures[0];
-      if (first) throw first;
+      if (imp.mode === 'replace' && rejections) {
+        await read;
+        await this.merger.replaceAll(control, imp, progress.staged, progress, rejections);
+        return;
+      }
+      await this.settle([read, guard(this.merger.mergeStaged(control, imp, progress, shouldYield))]);
     } finally {
       signal.removeEventListener('abort', stop);
       await copy?.end().catch(() => undefined);
+      await rejections?.end().catch(() => undefined);
     }
+  }
+
+  /** Waits for the reader and the merger; throws the reason that explains the others. */
+  private async settle(tasks: Promise<void>[]): Promise<void> {
+    const outcomes = await Promise.allSettled(tasks);
+    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    // The reason that explains the others: the file's fault, then a real failure, then the stop.
+    const first = failures.find(isFileError) ?? failures.find((e) => !(e instanceof ImportInterrupted)) ?? failures[0];
+    if (first) throw first;
   }
 
   /** Cancelled by an operator: its row already says so; its staging rows and file go as for any end. */

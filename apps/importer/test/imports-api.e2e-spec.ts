@@ -101,9 +101,13 @@ describe('portfolio load routes: upload-url, enqueue, GET /v1/imports/{id}', () 
           portfolioId: pf,
           status: 'queued',
           conflictResolution: 'add', // the default
+          dryRun: false,
           created: 0,
           updated: 0,
+          unchanged: 0,
           errors: 0,
+          markedPaid: 0,
+          deleted: 0,
           processedRows: 0,
           paymentsRegistered: 0,
           paymentsSkipped: 0,

@@ -3,6 +3,7 @@ import createOpenApiClient, { type Client, type Middleware } from 'openapi-fetch
 import { ApiError } from './api-error';
 import { Paginator } from './paginate';
 import { retryingFetch, type RetryOptions } from './retry';
+import { rememberFetch } from './transport';
 import type { DataMethod, HttpMethod, ListItem, ListPage, ListPath, ListQuery, Page, paths } from './types';
 
 export interface ClientOptions {
@@ -83,7 +84,7 @@ export function createClient(options: ClientOptions): DcClient {
   };
 
   const get = call('GET');
-  return {
+  const client: DcClient = {
     api,
     get: get as DataMethod<'get'>,
     post: call('POST') as DataMethod<'post'>,
@@ -101,6 +102,9 @@ export function createClient(options: ClientOptions): DcClient {
       return new Paginator<ListItem<P>, P1>(fetchPage, paginate.cursor);
     },
   };
+  // For requests outside the API (importsOf: the upload to a signed URL), through the same fetch.
+  rememberFetch(client, baseFetch);
+  return client;
 }
 
 /** Authorization, User-Agent, and an Idempotency-Key on every write that does not bring its own. */

@@ -1,6 +1,7 @@
 import { IMPORT_FIELDS, ImportField } from '@dc/contracts';
 import { FieldColumns } from './column-mapping';
 import { ImportRow, RowCheck, RowIssue, RowMessages, RowRules } from './row-rules';
+import { neutraliseCell } from './spreadsheet-safety';
 
 /** Every canonical field mapped, in IMPORT_FIELDS order: a record is one cell per field. */
 const ALL: FieldColumns = Object.fromEntries(IMPORT_FIELDS.map((f, i) => [f, i]));
@@ -185,6 +186,42 @@ describe('RowRules', () => {
         { field: 'identity_first_name', message: RowMessages.nul },
         { field: 'debt_external_id', message: RowMessages.nul },
       ]);
+    });
+
+    it('a cell neutralised for spreadsheets (the rejected rows file) is read without its apostrophe; any other apostrophe is the value\'s own', () => {
+      const plain: Partial<Record<ImportField, string>> = {
+        ...DEBT,
+        identity_first_name: '=Ana',
+        identity_last_name: '@López',
+        phone_1: '+34 600 11 22 33',
+        debt_description: '-x',
+        debt_type: '+loan',
+      };
+      // A phone is not formula-like: the rejected rows file writes it plain.
+      const neutralised: Partial<Record<ImportField, string>> = {
+        ...DEBT,
+        identity_first_name: "'=Ana",
+        identity_last_name: "'@López ",
+        phone_1: '+34 600 11 22 33',
+        debt_description: "'-x",
+        debt_type: "'+loan",
+      };
+      expect(check(neutralised)).toEqual(check(plain));
+      expect(row(neutralised)).toMatchObject({
+        firstName: '=Ana',
+        lastName: '@López',
+        phones: [{ phone: '+34 600 11 22 33', e164: '+34600112233' }],
+        debt: expect.objectContaining({ description: '-x', debtType: '+loan' }),
+      });
+      // Every cell as the rejected rows file writes it.
+      expect(rules.check(record({ ...BASE, ...plain }).map(neutraliseCell))).toEqual(check(plain));
+
+      expect(row({ identity_last_name: "'Connor", contact_name: "''=x", address_street: "'-12", debt_description: "'", ...DEBT })).toMatchObject({
+        lastName: "'Connor",
+        contactName: "'=x",
+        street: "'-12",
+        debt: expect.objectContaining({ description: "'" }),
+      });
     });
 
     it('every broken rule of a row is reported', () => {

@@ -4,6 +4,7 @@ import {
 } from '@dc/contracts';
 import { isEmail } from 'class-validator';
 import type { FieldColumns } from './column-mapping';
+import { unneutraliseCell } from './spreadsheet-safety';
 
 /**
  * The per-row rules of a CSV import (docs/adr/0022): the debtor batch's rules and limits
@@ -140,7 +141,9 @@ const ord = (field: ImportField): number => FIELD_ORDINAL.get(field) ?? -1;
 
 /**
  * Validates records against the mapping: `check(record)` returns the canonical row or every
- * broken rule. Cells are trimmed; an empty cell is absent. A cell holding U+FFFD (what the UTF-8
+ * broken rule. A cell first loses the apostrophe of formula neutralisation (unneutraliseCell: the
+ * rejected rows file neutralises formula-like cells, and a fixed file is loaded back as it was
+ * written), then is trimmed; an empty cell is absent. A cell holding U+FFFD (what the UTF-8
  * decoder leaves for bytes that are not UTF-8) or U+0000 (which Postgres cannot store) is refused. One instance checks one record at a
  * time (it reuses its buffers: the importer runs a million records through it).
  */
@@ -171,7 +174,8 @@ export class RowRules {
     this.cells.fill(null);
     this.unreadable.fill(false);
     for (const [field, index] of this.mapped) {
-      const value = record[index].trim();
+      // unneutraliseCell: one charCode comparison for a cell that does not start with an apostrophe.
+      const value = unneutraliseCell(record[index]).trim();
       if (value === '') continue;
       // U+FFFD: what the UTF-8 decoder leaves for bytes that are not UTF-8; U+0000: what Postgres text cannot hold.
       const notUtf8 = value.includes('\uFFFD');

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { checkRecordedRun, ExchangeContract, readExchanges, RecordedExchange, toTemplate } from './exchange-contract';
+import { OpenApiContract } from './fuzz/openapi-contract';
 
 /** The contract check of the e2e run (docs/adr/0030) must be able to fail: each rule, against the committed document. */
 const contract = ExchangeContract.load();
@@ -108,6 +109,119 @@ describe('ExchangeContract', () => {
 
   it('maps Fastify route templates to the document\'s', () => {
     expect(toTemplate('/public/v1/portfolios/:id/imports/upload-url')).toBe('/v1/portfolios/{id}/imports/upload-url');
+  });
+});
+
+/**
+ * The committed document plus a CSV download, shaped as the generator documents an ApiDoc with
+ * `media: {type: 'text/csv'}`: the same parameters, success headers and errors as GET
+ * /v1/imports/{id}, a string body in text/csv and a required Content-Disposition.
+ */
+function withCsvRoute(): OpenApiContract {
+  const document = structuredClone(OpenApiContract.load().document);
+  const get = document.paths['/v1/imports/{id}'].get;
+  document.paths['/v1/imports/{id}/rejected-rows'] = {
+    get: {
+      ...get,
+      operationId: 'imports.rejectedRows',
+      responses: {
+        ...get.responses,
+        '200': {
+          description: 'The refused rows as a CSV file.',
+          headers: { ...get.responses['200'].headers, 'Content-Disposition': { description: 'attachment', required: true, schema: { type: 'string' } } },
+          content: { 'text/csv': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  };
+  return new OpenApiContract(document);
+}
+
+describe('ExchangeContract: a text/csv download', () => {
+  const openapi = withCsvRoute();
+  const csvContract = new ExchangeContract(openapi);
+  const csvHeaders = {
+    'x-request-id': 'req_1',
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': 'attachment; filename="imp_1-rejected-rows.csv"',
+  };
+  const download = (overrides: Partial<RecordedExchange>): RecordedExchange => ({
+    method: 'GET',
+    route: '/public/v1/imports/:id/rejected-rows',
+    url: '/public/v1/imports/imp_1/rejected-rows',
+    status: 200,
+    headers: csvHeaders,
+    body: null,
+    requestBytes: 0,
+    ...overrides,
+  });
+  const csvProblems = (e: RecordedExchange) => {
+    const report = csvContract.check([e]);
+    expect(report.checked).toBe(1);
+    return report.mismatches.flatMap((m) => m.problems);
+  };
+  const envelope = JSON.stringify({ error: { code: 'not_found', message: 'no such import', requestId: 'req_1' } });
+
+  it('records the media type of each status', () => {
+    const op = openapi.operations.find((o) => o.id === 'imports.rejectedRows')!;
+    expect(op.media.get('200')).toBe('text/csv');
+    expect(op.media.get('404')).toBe('application/json');
+    expect(op.responses.get('200')).toBeUndefined();
+    expect(openapi.operations.find((o) => o.id === 'imports.get')!.media.get('200')).toBe('application/json');
+  });
+
+  it('passes a streamed 200 served as text/csv with its Content-Disposition', () => {
+    expect(csvProblems(download({}))).toEqual([]);
+  });
+
+  it('passes a 200 whose CSV text was recorded, without reading it as JSON', () => {
+    expect(csvProblems(download({ body: 'row,column,message\n2,phone,not E.164\n' }))).toEqual([]);
+  });
+
+  it('reports a streamed 200 served as application/json', () => {
+    expect(csvProblems(download({ headers: { ...csvHeaders, 'content-type': 'application/json; charset=utf-8' } }))).toEqual([
+      'content-type: text/csv answer served as "application/json; charset=utf-8"',
+    ]);
+    expect(csvProblems(download({ headers: { ...csvHeaders, 'content-type': 'text/csvx' } }))).toEqual(['content-type: text/csv answer served as "text/csvx"']);
+  });
+
+  it('still checks the headers of a streamed 200', () => {
+    const without = (name: string) => Object.fromEntries(Object.entries(csvHeaders).filter(([k]) => k !== name));
+    expect(csvProblems(download({ headers: without('content-disposition') }))).toEqual(['header: required Content-Disposition is missing']);
+    expect(csvProblems(download({ headers: without('x-request-id') }))).toEqual(['x-request-id: no X-Request-Id header', 'header: required X-Request-Id is missing']);
+  });
+
+  it('reports a stream under a status not documented as a file', () => {
+    expect(csvProblems(download({ status: 201 }))).toEqual(['the body was a stream: the recorder could not read it']);
+  });
+
+  it('keeps the JSON envelope for the errors of a CSV route', () => {
+    expect(csvProblems(download({ status: 404, headers: { 'x-request-id': 'req_1', 'content-type': 'application/json; charset=utf-8' }, body: envelope }))).toEqual([]);
+    expect(csvProblems(download({ status: 404, headers: { 'x-request-id': 'req_1', 'content-type': 'text/csv' }, body: 'a,b\n' }))).toEqual([
+      expect.stringMatching(/^json: body is not JSON/),
+    ]);
+    expect(csvProblems(download({ status: 404, headers: { 'x-request-id': 'req_1', 'content-type': 'application/json' } }))).toEqual([
+      'the body was a stream: the recorder could not read it',
+    ]);
+  });
+
+  it('still reports a stream on a JSON route', () => {
+    expect(csvProblems(download({ route: '/public/v1/imports/:id', url: '/public/v1/imports/imp_1', headers: { 'x-request-id': 'req_1', 'content-type': 'application/json' } }))).toEqual([
+      'the body was a stream: the recorder could not read it',
+    ]);
+    expect(problemsOf(exchange({ body: null }))).toEqual(['the body was a stream: the recorder could not read it']);
+  });
+
+  it('accepts a CSV 200 in the fuzz check as long as its content type matches', () => {
+    const op = openapi.operations.find((o) => o.id === 'imports.rejectedRows')!;
+    const answer = (status: number, contentType: string, text: string) => ({ status, headers: { 'x-request-id': 'req_1', 'content-type': contentType }, text });
+    expect(openapi.check(op, answer(200, 'text/csv; charset=utf-8', 'row,column,message\n'), 0)).toEqual([]);
+    expect(openapi.check(op, answer(200, 'TEXT/CSV', ''), 0)).toEqual([]);
+    expect(openapi.check(op, answer(200, 'application/json', '{"data":[]}'), 0)).toEqual([
+      { rule: 'content-type', detail: 'text/csv answer served as "application/json"' },
+    ]);
+    expect(openapi.check(op, answer(404, 'application/json', envelope), 0)).toEqual([]);
+    expect(openapi.check(op, answer(404, 'text/csv', 'a,b'), 0)).toEqual([{ rule: 'json', detail: 'body is not JSON: a,b' }]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ColumnMappingDto, EnqueueImportDto, ImportUploadView, ImportView } from '@dc/contracts';
+import type { ColumnMappingDto, EnqueueImportDto, ImportPreviewView, ImportUploadView, ImportView } from '@dc/contracts';
 import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
@@ -107,6 +107,20 @@ export function enqueueImport(
 ): Promise<JsonResponse<ApiAnswer<ImportView>>> {
   const headers: Record<string, string> = options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey };
   return call(publicUrl, apiKey, 'POST', `/portfolios/${portfolioId}/imports`, body, headers);
+}
+
+/** POST /v1/portfolios/{id}/imports/preview, as answered. */
+export function previewImport(publicUrl: string, apiKey: string, portfolioId: string, body: { storageKey: string } | Record<string, unknown>): Promise<JsonResponse<ApiAnswer<ImportPreviewView>>> {
+  return call(publicUrl, apiKey, 'POST', `/portfolios/${portfolioId}/imports/preview`, body);
+}
+
+/**
+ * GET /v1/imports/{id}/rejected-rows: the status, headers and the body as text (the CSV, or an error
+ * envelope), its byte order mark kept (Response.text() would drop it).
+ */
+export async function getRejectedRows(publicUrl: string, apiKey: string, importId: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${publicUrl}/public/v1/imports/${importId}/rejected-rows`, { headers: { authorization: `Bearer ${apiKey}` } });
+  return { status: res.status, headers: res.headers, text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer()) };
 }
 
 /** GET /v1/imports/{id}, as answered. */

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { AuthContext, ByIdInput, EnqueueImportInput, ImportsRpc, ImportUploadUrlInput } from '@dc/contracts';
+import { AuthContext, ByIdInput, EnqueueImportInput, ImportsRpc, ImportUploadUrlInput, PreviewImportInput, RejectedRowsPageInput } from '@dc/contracts';
 import { Handles } from '../rpc/handles.decorator';
 import { ImportsService } from './imports.service';
 
@@ -15,6 +15,16 @@ export class ImportsHandlers {
   @Handles(ImportsRpc.enqueue)
   async enqueue(input: EnqueueImportInput, auth: AuthContext) {
     return { data: await this.imports.enqueue(auth, input) };
+  }
+
+  @Handles(ImportsRpc.preview)
+  async preview(input: PreviewImportInput, auth: AuthContext) {
+    return { data: await this.imports.preview(auth, input) };
+  }
+
+  @Handles(ImportsRpc.rejectedRows)
+  async rejectedRows(input: RejectedRowsPageInput, auth: AuthContext) {
+    return { data: await this.imports.rejectedRows(auth, input) };
   }
 
   @Handles(ImportsRpc.cancel)

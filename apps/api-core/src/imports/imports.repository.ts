@@ -8,6 +8,15 @@ import { storageKeyOf } from './storage-key';
 /** An import as its SQL returns it: the ImportView, timestamps still Date. */
 type ImportRow = Stored<ImportView, 'createdAt' | 'updatedAt' | 'startedAt' | 'finishedAt'>;
 
+/** One refused row of an import, as the importer recorded it. */
+export interface RejectedRow {
+  rowNumber: number;
+  /** Its cells as they were in the file. */
+  source: string[];
+  errorColumn: string;
+  errorMessage: string;
+}
+
 /** An uploads row as enqueue checks it. */
 export interface IssuedUpload {
   id: string;
@@ -27,14 +36,18 @@ export interface NewImport {
   storageKey: string;
   columnMapping: ColumnMappingDto[];
   conflictResolution: ImportMode;
+  dryRun: boolean;
   delimiter: string;
+  /** The file's header as read at enqueue (the rejected-rows file's first line). */
+  header: string[];
   /** The file as enqueue checked it: the importer reads exactly these bytes. */
   file: StoredFile;
 }
 
 /** imports columns named as ImportView's fields, in its order. */
 const IMPORT_COLUMNS = Prisma.sql`
-  i.id, i.portfolio_id AS "portfolioId", i.status, i.conflict_resolution AS "conflictResolution", i.created, i.updated, i.errors,
+  i.id, i.portfolio_id AS "portfolioId", i.status, i.conflict_resolution AS "conflictResolution", i.dry_run AS "dryRun",
+  i.created, i.updated, i.unchanged, i.errors, i.marked_paid AS "markedPaid", i.deleted,
   i.processed_rows AS "processedRows", i.payments_registered AS "paymentsRegistered", i.payments_skipped AS "paymentsSkipped",
   i.total_rows AS "totalRows", i.error_details AS "errorDetails",
   i.failure_reason AS "failureReason", i.created_at AS "createdAt", i.updated_at AS "updatedAt",
@@ -67,10 +80,11 @@ export class ImportsRepository {
   async insertImport(created: NewImport): Promise<ImportView> {
     const mapping = created.columnMapping.map(({ sourceColumn, targetField }) => ({ sourceColumn, targetField }));
     const [row] = await this.db.client.$queryRaw<ImportRow[]>`
-      INSERT INTO imports AS i (id, portfolio_id, upload_id, storage_key, column_mapping, conflict_resolution, status, phase, delimiter,
-        file_size, file_version, created_at, updated_at)
+      INSERT INTO imports AS i (id, portfolio_id, upload_id, storage_key, column_mapping, conflict_resolution, dry_run, status, phase, delimiter,
+        header, file_size, file_version, created_at, updated_at)
       VALUES (${newId('imp')}, ${created.portfolioId}, ${created.uploadId}, ${created.storageKey}, ${JSON.stringify(mapping)}::jsonb,
-        ${created.conflictResolution}, 'queued', 'reading', ${created.delimiter}, ${created.file.sizeBytes}, ${created.file.version}, now(), now())
+        ${created.conflictResolution}, ${created.dryRun}, 'queued', 'reading', ${created.delimiter}, ${created.header}::text[],
+        ${created.file.sizeBytes}, ${created.file.version}, now(), now())
       RETURNING ${IMPORT_COLUMNS}`;
     return isoDates(row);
   }
@@ -113,6 +127,35 @@ export class ImportsRepository {
       const [ended] = await tx.$queryRaw<ImportRow[]>`SELECT ${IMPORT_COLUMNS} FROM imports i WHERE i.id = ${id}`;
       return ended ? { view: isoDates(ended), cancelled: false } : null;
     });
+  }
+
+  /**
+   * The mapping of the portfolio's last completed real load (not a dry run): the preview suggests it
+   * again for the columns it names.
+   */
+  async lastMapping(portfolioId: string): Promise<ColumnMappingDto[] | null> {
+    const [row] = await this.db.prepared<{ mapping: ColumnMappingDto[] }>(Prisma.sql`
+      SELECT i.column_mapping AS mapping FROM imports i
+      WHERE i.portfolio_id = ${portfolioId} AND i.status = 'completed' AND NOT i.dry_run
+      ORDER BY i.id DESC LIMIT 1`);
+    return row?.mapping ?? null;
+  }
+
+  /** How the import's file was written (its delimiter and header) when its portfolio is within the key's reach. */
+  async findReachableDialect(auth: AuthContext, id: string): Promise<{ delimiter: string; header: string[] } | null> {
+    const [row] = await this.db.prepared<{ delimiter: string | null; header: string[] | null }>(Prisma.sql`
+      SELECT i.delimiter, i.header
+      FROM imports i JOIN portfolios p ON p.id = i.portfolio_id
+      WHERE i.id = ${id} AND ${reachablePortfolioSql(auth)}`);
+    return row ? { delimiter: row.delimiter ?? ',', header: row.header ?? [] } : null;
+  }
+
+  /** The import's rejected rows after `afterRow`, in file order, at most `limit` (their primary key's order). */
+  async rejectedRows(id: string, afterRow: number, limit: number): Promise<RejectedRow[]> {
+    return this.db.prepared<RejectedRow>(Prisma.sql`
+      SELECT row_number AS "rowNumber", source, error_column AS "errorColumn", error_message AS "errorMessage"
+      FROM import_rejected_rows WHERE import_id = ${id} AND row_number > ${afterRow}
+      ORDER BY row_number LIMIT ${limit}`);
   }
 
   /** The import when its portfolio is within the key's reach (reach/reach.repository.ts). */

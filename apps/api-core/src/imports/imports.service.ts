@@ -1,15 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportUploadUrlInput, ImportUploadView, ImportView,
+  AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportPreviewView, ImportUploadUrlInput, ImportUploadView, ImportView,
+  PreviewImportInput, RejectedRowsPage, RejectedRowsPageInput,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHeader } from '@dc/imports';
+import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHead, readHeader, suggestMapping } from '@dc/imports';
 import { currentRequestId, type Logger } from '@dc/observability';
 import { StoredFileChangedError, type ObjectStorage, type StoredFile } from '@dc/storage';
 import type { Queue } from 'bullmq';
 import { LookupsRepository } from '../shared/lookups.repository';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
-import { ImportsRepository } from './imports.repository';
+import { ImportsRepository, IssuedUpload } from './imports.repository';
+import { rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
+
+/** Data rows a preview shows. */
+export const PREVIEW_SAMPLE_ROWS = 10;
+
+/** A page of the rejected-rows file: at most this many rows, and no row once this many characters are in it. */
+const REJECTED_PAGE_ROWS = 1_000;
+const REJECTED_PAGE_CHARS = 1024 * 1024;
 
 /** The content type the upload must declare (signed into S3's URL, checked by the gateway's upload route). */
 export const UPLOAD_CONTENT_TYPE = 'text/csv';
@@ -84,13 +93,8 @@ export class ImportsService {
    * (spec: without Idempotency-Key every request enqueues a new import), e.g. in another mode.
    */
   async enqueue(auth: AuthContext, { portfolioId, body }: EnqueueImportInput): Promise<ImportView> {
-    if (!(await this.lookups.findReachablePortfolio(auth, portfolioId))) throw AppError.notFound('portfolio');
     const { storageKey } = body;
-    const upload = await this.imports.findUpload(portfolioId, storageKey);
-    if (!upload) throw refusedKey('storageKey was not issued by upload-url for this portfolio');
-    if (upload.expiresAt.getTime() <= Date.now()) {
-      throw refusedKey(`storageKey expired at ${upload.expiresAt.toISOString()}: request a new upload-url and upload the file again`);
-    }
+    const upload = await this.issuedUpload(auth, portfolioId, storageKey);
     const header = await this.readHeader(storageKey);
     const issues = checkMapping(body.columnMapping, header.columns);
     if (issues.length) throw mappingRefused(issues);
@@ -101,7 +105,9 @@ export class ImportsService {
       storageKey,
       columnMapping: body.columnMapping,
       conflictResolution: body.conflictResolution ?? 'add',
+      dryRun: body.dryRun ?? false,
       delimiter: header.delimiter,
+      header: header.columns,
       file: header.file,
     });
 
@@ -126,6 +132,65 @@ export class ImportsService {
     return result.view;
   }
 
+  /**
+   * What the start of an uploaded file says, and the mapping suggested for it, with the checks of
+   * enqueue (the same 400s); nothing is recorded and the key stays as it was. Reads the header and
+   * PREVIEW_SAMPLE_ROWS records, whatever the file's size.
+   */
+  async preview(auth: AuthContext, { portfolioId, body }: PreviewImportInput): Promise<ImportPreviewView> {
+    const upload = await this.issuedUpload(auth, portfolioId, body.storageKey);
+    const header = await this.readHeader(body.storageKey);
+    const [head, previousMapping] = await Promise.all([
+      this.openChecked(body.storageKey, header.file).then((stream) =>
+        readHead(stream, header.delimiter, { rows: PREVIEW_SAMPLE_ROWS, fileBytes: header.file.sizeBytes })),
+      this.imports.lastMapping(portfolioId),
+    ]);
+    const suggestedMapping = suggestMapping({ header: header.columns, sampleRows: head.sampleRows, previousMapping });
+    const warnings: string[] = [];
+    if (head.invalidUtf8) {
+      warnings.push('the start of the file is not valid UTF-8 (a spreadsheet\'s CSV export in Windows-1252 or Latin-1?): save it as "CSV UTF-8"; rows with such bytes are refused');
+    }
+    if (head.unreadable) warnings.push(head.unreadable);
+    head.sampleRows.forEach((row, i) => {
+      if (row.length !== header.columns.length) warnings.push(`row ${i + 2} has ${row.length} fields; the header has ${header.columns.length}: it would be refused`);
+    });
+    const mapped = suggestedMapping.filter((m) => m.targetField !== null).map(({ sourceColumn, targetField }) => ({ sourceColumn, targetField }));
+    for (const issue of checkMapping(mapped, header.columns)) warnings.push(`the suggested mapping is not complete: ${issue.message}`);
+    return {
+      storageKey: body.storageKey,
+      delimiter: header.delimiter,
+      encoding: 'utf-8',
+      bom: head.bom,
+      header: header.columns,
+      sampleRows: head.sampleRows,
+      rowCount: head.rowCount,
+      rowCountEstimated: head.rowCountEstimated,
+      fileBytes: header.file.sizeBytes,
+      suggestedMapping,
+      warnings,
+      expiresAt: upload.expiresAt.toISOString(),
+    };
+  }
+
+  /**
+   * A page of the import's rejected-rows file (docs/imports.md): the header line first, then the
+   * refused rows after `afterRow`, each as it was in the file with why. The gateway streams the pages.
+   */
+  async rejectedRows(auth: AuthContext, { id, afterRow }: RejectedRowsPageInput): Promise<RejectedRowsPage> {
+    const dialect = await this.imports.findReachableDialect(auth, id);
+    if (!dialect) throw AppError.notFound('import');
+    const rows = await this.imports.rejectedRows(id, afterRow, REJECTED_PAGE_ROWS);
+    let text = afterRow === 0 ? rejectedRowsHeader(dialect.header, dialect.delimiter) : '';
+    let last = afterRow;
+    for (const row of rows) {
+      if (last > afterRow && text.length >= REJECTED_PAGE_CHARS) break;
+      text += rejectedRowLine(row, dialect.header, dialect.delimiter);
+      last = row.rowNumber;
+    }
+    const more = rows.length === REJECTED_PAGE_ROWS || last !== (rows.at(-1)?.rowNumber ?? afterRow);
+    return { text, nextAfterRow: more ? last : null };
+  }
+
   async get(auth: AuthContext, id: string): Promise<ImportView> {
     const found = await this.imports.findReachable(auth, id);
     if (!found) throw AppError.notFound('import');
@@ -145,6 +210,27 @@ export class ImportsService {
       this.logger.error({ err: err instanceof Error ? err.message : String(err), importId }, 'import job could not be queued');
       await this.imports.failQueued(importId, NOT_QUEUED);
       throw new AppError(ErrorCode.ServiceUnavailable, `The import ${importId} ${NOT_QUEUED} (the job queue is unavailable).`, undefined, 5);
+    }
+  }
+
+  /** The upload behind `storageKey`, issued for this reachable portfolio and not expired (404 or 400 otherwise). */
+  private async issuedUpload(auth: AuthContext, portfolioId: string, storageKey: string): Promise<IssuedUpload> {
+    if (!(await this.lookups.findReachablePortfolio(auth, portfolioId))) throw AppError.notFound('portfolio');
+    const upload = await this.imports.findUpload(portfolioId, storageKey);
+    if (!upload) throw refusedKey('storageKey was not issued by upload-url for this portfolio');
+    if (upload.expiresAt.getTime() <= Date.now()) {
+      throw refusedKey(`storageKey expired at ${upload.expiresAt.toISOString()}: request a new upload-url and upload the file again`);
+    }
+    return upload;
+  }
+
+  /** The file as checked; one replaced since is refused as readHeader refuses it. */
+  private async openChecked(storageKey: string, file: StoredFile) {
+    try {
+      return await this.storage.openRead(storageKey, file);
+    } catch (err) {
+      if (err instanceof StoredFileChangedError) throw refusedKey('the file under this storageKey is being replaced by another upload: preview it again once the upload has ended');
+      throw err;
     }
   }
 

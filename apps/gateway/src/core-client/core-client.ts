@@ -14,11 +14,15 @@ export interface PublicCaller extends OperatorCaller {
   readonly caller: AuthenticatedCaller;
 }
 
-/** A success from api-core: the status it chose (the contract's, or one of its `alsoStatus`) and the body. */
+/**
+ * A success from api-core: the status it chose (the contract's, or one of its `alsoStatus`) and the
+ * body; `headers` for a body the gateway makes of it (a file streamed from api-core's pages).
+ */
 export class CoreReply<O> {
   constructor(
     readonly status: number,
     readonly body: O,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {}
 }
 

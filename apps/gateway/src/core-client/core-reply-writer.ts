@@ -10,6 +10,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function writeCoreReply(reply: FastifyReply, result: CoreReply<unknown>): unknown {
   void reply.status(result.status);
+  if (result.headers) void reply.headers(result.headers);
   if (!(result.body instanceof JsonBytes)) return result.body;
   void reply.type(JSON_TYPE);
   const { bytes } = result.body;

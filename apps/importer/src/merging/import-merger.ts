@@ -11,12 +11,32 @@ import { AnalyzeSchedule } from './analyze-schedule';
 import { ChunkPlan, planChunk, PlanOptions } from './merge-plan';
 import { ChunkOutcome, ChunkRange, MergeRepository } from './merge.repository';
 
-/** One chunk merged: its plan, what it cost, and what became of its payments. */
+/** One chunk merged: its plan, what it cost, and what its writes found. */
 interface ChunkMerge {
   plan: ChunkPlan;
   statements: number;
   ms: Record<string, number>;
-  payments: Pick<ChunkOutcome, 'paymentsRegistered' | 'paymentsSkipped'>;
+  outcome: ChunkOutcome;
+}
+
+/** What a whole merge adds up to (replace and dry runs count it all before recording it). */
+export interface MergeTotal extends ChunkOutcome {
+  markedPaid: number;
+  deleted: number;
+}
+
+const emptyTotal = (): MergeTotal => ({
+  created: 0, updated: 0, unchanged: 0, errors: 0, errorDetails: [], paymentsRegistered: 0, paymentsSkipped: 0, markedPaid: 0, deleted: 0,
+});
+
+function addTo(total: MergeTotal, chunk: ChunkOutcome): void {
+  total.created += chunk.created;
+  total.updated += chunk.updated;
+  total.unchanged += chunk.unchanged;
+  total.errors += chunk.errors;
+  total.paymentsRegistered += chunk.paymentsRegistered;
+  total.paymentsSkipped += chunk.paymentsSkipped;
+  if (total.errorDetails.length < ImportLimits.maxErrorDetails) total.errorDetails.push(...chunk.errorDetails.slice(0, ImportLimits.maxErrorDetails - total.errorDetails.length));
 }
 
 /**
@@ -69,8 +89,11 @@ export class ImportMerger {
     const started = performance.now();
     const { plan, statements, ms } = await inTransaction(session, async () => {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
-      const result = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to });
-      await this.repository.recordProgress(session, imp.id, to, { ...result.plan, ...result.payments });
+      const range = { importId: imp.id, portfolioId: imp.portfolioId, from, to };
+      const result = await this.plan(session, imp, range);
+      // With the chunk: a chunk is committed, its rejections with it, exactly once.
+      if (result.plan.errors) await this.repository.recordRejections(session, range, result.plan.refusals);
+      await this.repository.recordProgress(session, imp.id, to, result.outcome);
       return result;
     });
     this.logger.debug({ importId: imp.id, from, to, statements, ...ms, ms: Math.round(performance.now() - started) }, 'import chunk merged');
@@ -84,30 +107,71 @@ export class ImportMerger {
    * all back: the old set disappears only when the new load has succeeded. A load that creates
    * nothing (every row refused) is not committed either.
    */
-  async replaceAll(session: Session, imp: ImportRecord, lastRow: number, progress: ReadMergeProgress): Promise<void> {
+  async replaceAll(session: Session, imp: ImportRecord, lastRow: number, progress: ReadMergeProgress, rejections: Session): Promise<void> {
     await this.repository.prepare(session);
     // Before the transaction: an ANALYZE inside it would hold its table lock (which blocks every other
     // ANALYZE of these tables, other importers' included) until the swap commits.
     await this.repository.refreshStatistics(session);
     const chunkRows = this.config.imports.chunkRows;
+    // The rejections go apart from the swap: a replace that loads nothing still lists its refused rows.
+    await this.repository.forgetRejections(rejections, imp.id);
     await inTransaction(session, async () => {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
-      await this.repository.softDeletePortfolio(session, imp.portfolioId);
-      const total: ChunkOutcome = { created: 0, updated: 0, errors: 0, errorDetails: [], paymentsRegistered: 0, paymentsSkipped: 0 };
+      const total = emptyTotal();
+      total.deleted = await this.repository.softDeletePortfolio(session, imp.portfolioId);
       for (let from = 2; from <= lastRow; from += chunkRows) {
-        const { plan, payments } = await this.plan(session, imp, { importId: imp.id, portfolioId: imp.portfolioId, from, to: Math.min(from + chunkRows - 1, lastRow) });
-        total.created += plan.created;
-        total.updated += plan.updated;
-        total.errors += plan.errors;
-        total.paymentsRegistered += payments.paymentsRegistered;
-        total.paymentsSkipped += payments.paymentsSkipped;
-        if (total.errorDetails.length < ImportLimits.maxErrorDetails) total.errorDetails.push(...plan.errorDetails);
+        const range = { importId: imp.id, portfolioId: imp.portfolioId, from, to: Math.min(from + chunkRows - 1, lastRow) };
+        const { plan, outcome } = await this.plan(session, imp, range);
+        if (plan.errors) await this.repository.recordRejections(rejections, range, plan.refusals);
+        addTo(total, outcome);
         if (progress.halted) throw new ImportInterrupted();
       }
       if (total.created + total.updated === 0) throw new NothingToReplaceError(total.errorDetails, total.errors);
       await this.repository.recordProgress(session, imp.id, lastRow, total);
+      await this.repository.recordEffect(session, imp.id, total);
       await this.repository.setPhase(session, imp.id, 'finishing');
     });
+  }
+
+  /**
+   * A dry run (docs/adr/0049): the merge of the mode, chunk by chunk as the reader stages them, in
+   * ONE transaction under the portfolio's lock — every statement a real run sends, then ROLLBACK —
+   * so its counters are a real run's by construction and nothing of it is ever seen. Only the
+   * rejections (through `rejections`, another session) and the counters stay. Not interrupted to
+   * yield: like replace, it runs to its end once its merge has started. Returns the counters, or
+   * throws what a real run would fail with (NothingToReplaceError).
+   */
+  async dryRun(session: Session, imp: ImportRecord, progress: ReadMergeProgress, rejections: Session, markUnlistedPaid: () => Promise<number>): Promise<MergeTotal> {
+    await this.repository.prepare(session);
+    await this.repository.refreshStatistics(session);
+    await this.repository.forgetRejections(rejections, imp.id);
+    const chunkRows = this.config.imports.chunkRows;
+    const total = emptyTotal();
+    await session.query('BEGIN');
+    try {
+      await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
+      if (imp.mode === 'replace') total.deleted = await this.repository.softDeletePortfolio(session, imp.portfolioId);
+      for (;;) {
+        await progress.untilChunkOrEnd();
+        if (progress.halted) throw new ImportInterrupted();
+        if (progress.pending > 0) {
+          const from = Math.max(progress.merged, 1) + 1;
+          const to = Math.min(from + chunkRows - 1, progress.staged);
+          const range = { importId: imp.id, portfolioId: imp.portfolioId, from, to };
+          const { plan, outcome } = await this.plan(session, imp, range);
+          if (plan.errors) await this.repository.recordRejections(rejections, range, plan.refusals);
+          addTo(total, outcome);
+          progress.mergedTo(to);
+          continue;
+        }
+        if (progress.readDone) break;
+      }
+      if (imp.mode === 'replace' && total.created + total.updated === 0) throw new NothingToReplaceError(total.errorDetails, total.errors);
+      if (imp.mode === 'reconcile') total.markedPaid = await markUnlistedPaid();
+    } finally {
+      await session.query('ROLLBACK').catch(() => undefined);
+    }
+    return total;
   }
 
   private async plan(session: Session, imp: ImportRecord, range: ChunkRange): Promise<ChunkMerge> {
@@ -118,9 +182,13 @@ export class ImportMerger {
     const t1 = performance.now();
     const plan = planChunk(staged, state, this.options(imp));
     const t2 = performance.now();
-    const { statements, paymentsRegistered } = await this.repository.write(session, range, plan);
+    const { statements, paymentsRegistered, unchanged } = await this.repository.write(session, range, plan);
     const ms = { read: Math.round(t1 - t0), plan: Math.round(t2 - t1), write: Math.round(performance.now() - t2) };
-    return { plan, statements, ms, payments: { paymentsRegistered, paymentsSkipped: plan.counts.payments - paymentsRegistered } };
+    const outcome: ChunkOutcome = {
+      created: plan.created, updated: plan.updated, unchanged, errors: plan.errors, errorDetails: plan.errorDetails,
+      paymentsRegistered, paymentsSkipped: plan.counts.payments - paymentsRegistered,
+    };
+    return { plan, statements, ms, outcome };
   }
 
   private options(imp: ImportRecord): PlanOptions {

@@ -126,6 +126,11 @@ describe('planChunk', () => {
         `row 2: Referencia: ${MergeMessages.debtInUse('d-z')}`,
         'row 3: Referencia: debt d-a belongs to another debtor of this portfolio (debt_external_id_in_use)',
       ]);
+      // The same refusals, structured for the rejected-rows file.
+      expect(plan.refusals).toEqual([
+        { rowNumber: 2, column: 'Referencia', message: MergeMessages.debtInUse('d-z') },
+        { rowNumber: 3, column: 'Referencia', message: MergeMessages.debtInUse('d-a') },
+      ]);
       expect({ created: plan.created, updated: plan.updated, errors: plan.errors }).toEqual({ created: 0, updated: 0, errors: 2 });
     });
 

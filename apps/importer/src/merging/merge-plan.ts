@@ -76,10 +76,19 @@ export interface ChunkPlan {
   errors: number;
   /** `row <n>: <column>: <message>` of every refused row, in row order. */
   errorDetails: string[];
+  /** The rows this merge refused (the reading's refusals are staged with theirs): for the rejected-rows file. */
+  refusals: Refusal[];
   /** Debtors whose opt-out becomes true in this chunk (note, timeline entry, pending messages cancelled). */
   optOuts: string[];
   /** How many of each write the chunk needs: a statement with nothing to write is not sent. */
   counts: PlanCounts;
+}
+
+export interface Refusal {
+  rowNumber: number;
+  /** The CSV header name of the value at fault. */
+  column: string;
+  message: string;
 }
 
 export interface PlanCounts {
@@ -143,6 +152,7 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
     updated: 0,
     errors: 0,
     errorDetails: [],
+    refusals: [],
     optOuts: [],
     counts: { newDebtors: 0, updatedDebtors: 0, phoneSets: 0, phoneReplacements: 0, emailSets: 0, emailReplacements: 0, newDebts: 0, updatedDebts: 0, payments: 0 },
   };
@@ -172,6 +182,7 @@ export function planChunk(staged: StagedRow[], state: MergeState, options: PlanO
   const refuse = (row: StagedRow, column: string, message: string) => {
     plan.errors += 1;
     plan.errorDetails.push(`row ${row.rowNumber}: ${column}: ${message}`);
+    plan.refusals.push({ rowNumber: row.rowNumber, column, message });
   };
 
   for (const row of staged) {

@@ -9,10 +9,23 @@ import {
 import { rows, Session } from '../sql-session';
 import { Bit } from './fold-bits';
 import { ImportCancelled } from '../import-errors';
-import { ChunkPlan, documentKey, KnownDebt, MergeState, StagedRow } from './merge-plan';
+import { rejection } from '../reading/staged-row';
+import { ChunkPlan, documentKey, KnownDebt, MergeState, Refusal, StagedRow } from './merge-plan';
 
 /** What a chunk (or replace's whole load) adds to the import's counters. */
-export type ChunkOutcome = Pick<ChunkPlan, 'created' | 'updated' | 'errors' | 'errorDetails'> & { paymentsRegistered: number; paymentsSkipped: number };
+export type ChunkOutcome = Pick<ChunkPlan, 'created' | 'updated' | 'errors' | 'errorDetails'> & {
+  /** Of `updated`: rows whose debtor and debt already held every value the row gives them. */
+  unchanged: number;
+  paymentsRegistered: number;
+  paymentsSkipped: number;
+};
+
+/** What a chunk's writes found: how many statements, the payments registered, the matched rows that changed nothing. */
+export interface ChunkWrite {
+  statements: number;
+  paymentsRegistered: number;
+  unchanged: number;
+}
 
 /** The chunk being merged: the import, its portfolio and the staged records `from`..`to`. */
 export interface ChunkRange {
@@ -234,7 +247,7 @@ export class MergeRepository {
    * Writes the chunk's plan: each statement sent only when it has something to write. Returns the
    * statements sent and the payments registered (the others' file ids were registered already).
    */
-  async write(session: Session, range: ChunkRange, plan: ChunkPlan): Promise<{ statements: number; paymentsRegistered: number }> {
+  async write(session: Session, range: ChunkRange, plan: ChunkPlan): Promise<ChunkWrite> {
     const c = plan.counts;
     const chunk = [range.importId, range.from, range.to];
     let statements = 0;
@@ -242,8 +255,16 @@ export class MergeRepository {
       statements += 1;
       return (await session.query(text, values)).rowCount ?? 0;
     };
+    // Existing debtors and debts a statement changed (its RETURNING): a matched row none of whose
+    // writes changed anything is `unchanged` — the guards that skip equal rows decide it (UNCHANGED).
+    const changedDebtors = new Set<string>();
+    const changedDebts = new Set<string>();
+    const collect = async (into: Set<string>, text: string, values: unknown[] = chunk) => {
+      statements += 1;
+      for (const row of (await session.query<{ id: string }>(text, values)).rows) into.add(row.id);
+    };
     await exec('TRUNCATE pg_temp.import_plan', []);
-    if (!plan.rows.length && !plan.optOuts.length) return { statements, paymentsRegistered: 0 };
+    if (!plan.rows.length && !plan.optOuts.length) return { statements, paymentsRegistered: 0, unchanged: 0 };
     const p = plan.rows;
     // Comma-separated columns (ids, numbers and booleans hold no comma): parsed in a third less time
     // than array parameters, whose every element is quoted and escaped.
@@ -266,18 +287,19 @@ export class MergeRepository {
       await exec(insertDebtorsSql(`(${DEBTOR_FOLD} WHERE p.debtor_new GROUP BY p.debtor_id) AS u`, '$4'), [...chunk, range.portfolioId]);
     }
     if (c.updatedDebtors) {
-      await exec(updateDebtorsSql(`(${DEBTOR_FOLD} WHERE NOT p.debtor_new GROUP BY p.debtor_id) AS u`, { unchanged: UNCHANGED }));
+      await collect(changedDebtors, `${updateDebtorsSql(`(${DEBTOR_FOLD} WHERE NOT p.debtor_new GROUP BY p.debtor_id) AS u`, { unchanged: UNCHANGED })} RETURNING d.id`);
     }
     if (c.phoneReplacements) {
       // The row with phones is the full authority on its debtor's numbers: the others go.
-      await exec(
-        deleteUnlistedPhonesSql({
+      await collect(
+        changedDebtors,
+        `${deleteUnlistedPhonesSql({
           using: `pg_temp.import_plan p
             JOIN import_rows s ON s.import_id = $1 AND s.row_number = p.row_number AND s.row_number BETWEEN $2 AND $3`,
           where: `${taken(Bit.phones)} AND NOT p.debtor_new AND ph.debtor_id = p.debtor_id`,
           unlisted: `ph.phone_e164 IS DISTINCT FROM s.phone_1_e164 AND ph.phone_e164 IS DISTINCT FROM s.phone_2_e164
             AND ph.phone_e164 IS DISTINCT FROM s.phone_3_e164`,
-        }),
+        })} RETURNING ph.debtor_id AS id`,
       );
     }
     if (c.phoneSets > c.phoneReplacements) {
@@ -285,9 +307,17 @@ export class MergeRepository {
       await exec(writePhonesSql(`(${PHONES} AND p.debtor_new) AS u`, { origin: 'import', known: 'insert', unchanged: UNCHANGED }));
     }
     if (c.phoneReplacements) {
-      await exec(writePhonesSql(`(${PHONES} AND NOT p.debtor_new) AS u`, { origin: 'import', known: 'upsert', unchanged: UNCHANGED }));
+      await collect(changedDebtors, `${writePhonesSql(`(${PHONES} AND NOT p.debtor_new) AS u`, { origin: 'import', known: 'upsert', unchanged: UNCHANGED })} RETURNING ph.debtor_id AS id`);
     }
     if (c.emailReplacements) {
+      // A list is rewritten whole; its debtor changed when the addresses, in order, differ.
+      await collect(
+        changedDebtors,
+        `SELECT p.debtor_id AS id ${PLANNED}
+         WHERE ${taken(Bit.emails)} AND NOT p.debtor_new
+           AND array_remove(ARRAY[s.email_1, s.email_2], NULL)
+             IS DISTINCT FROM ARRAY(SELECT e.address FROM debtor_emails e WHERE e.debtor_id = p.debtor_id ORDER BY e.position)`,
+      );
       await exec(deleteEmailsSql({ using: 'pg_temp.import_plan p', where: `${taken(Bit.emails)} AND NOT p.debtor_new AND e.debtor_id = p.debtor_id` }), []);
     }
     if (c.emailSets) {
@@ -304,7 +334,7 @@ export class MergeRepository {
       await exec(insertDebtsSql(`(${DEBT_FOLD} WHERE p.debt_new GROUP BY p.debt_id) AS u`, '$4'), [...chunk, range.portfolioId]);
     }
     if (c.updatedDebts) {
-      await exec(updateDebtsSql(`(${DEBT_FOLD} WHERE p.debt_id IS NOT NULL AND NOT p.debt_new GROUP BY p.debt_id) AS u`, { unchanged: UNCHANGED }));
+      await collect(changedDebts, `${updateDebtsSql(`(${DEBT_FOLD} WHERE p.debt_id IS NOT NULL AND NOT p.debt_new GROUP BY p.debt_id) AS u`, { unchanged: UNCHANGED })} RETURNING t.id`);
     }
     let paymentsRegistered = 0;
     if (c.payments) {
@@ -329,7 +359,38 @@ export class MergeRepository {
       );
     }
     if (plan.optOuts.length) statements += await this.recordOptOuts(session, range.importId, plan.optOuts);
-    return { statements, paymentsRegistered };
+    const unchanged = plan.rows.filter(
+      (r) => !r.debtorNew && !r.debtNew && !changedDebtors.has(r.debtorId) && (r.debtId === null || !changedDebts.has(r.debtId)),
+    ).length;
+    return { statements, paymentsRegistered, unchanged };
+  }
+
+  /**
+   * The chunk's refused rows, as they were in the file, into import_rejected_rows: those the reading
+   * refused (staged with their rejection) and those the merge refused (`refusals`). Through the
+   * chunk's own transaction, or — for a run whose merge rolls back or may be run again whole (a dry
+   * run, replace) — through another session, after `forgetRejections`.
+   */
+  async recordRejections(session: Session, range: ChunkRange, refusals: readonly Refusal[]): Promise<void> {
+    const merged = refusals.map((r) => ({ ...r, ...rejection([r]) }));
+    await session.query(
+      `INSERT INTO import_rejected_rows (import_id, row_number, source, error_column, error_message)
+       SELECT s.import_id, s.row_number, s.source, s.error_column, s.error_message FROM import_rows s
+       WHERE s.import_id = $1 AND s.row_number BETWEEN $2 AND $3 AND s.error_details IS NOT NULL AND s.source IS NOT NULL
+       UNION ALL
+       SELECT s.import_id, s.row_number, s.source, r.col, r.msg
+       FROM unnest($4::int[], $5::text[], $6::text[]) AS r(n, col, msg)
+       JOIN import_rows s ON s.import_id = $1 AND s.row_number = r.n AND s.row_number BETWEEN $2 AND $3
+       WHERE s.source IS NOT NULL
+       ON CONFLICT (import_id, row_number) DO UPDATE SET source = EXCLUDED.source, error_column = EXCLUDED.error_column,
+         error_message = EXCLUDED.error_message`,
+      [range.importId, range.from, range.to, merged.map((r) => r.rowNumber), merged.map((r) => r.column), merged.map((r) => r.message)],
+    );
+  }
+
+  /** Before a run that records its rejections apart from its merge starts over: none of an earlier run stays. */
+  async forgetRejections(session: Session, importId: string): Promise<void> {
+    await session.query('DELETE FROM import_rejected_rows WHERE import_id = $1', [importId]);
   }
 
   /** An opt-out recorded as the debtor batch records it (recordOptOutStatements), naming the import. */
@@ -344,13 +405,13 @@ export class MergeRepository {
     const result = await session.query(
       `UPDATE imports SET merged_row = $2, created = created + $3, updated = updated + $4, errors = errors + $5,
          processed_rows = processed_rows + $3 + $4 + $5,
-         payments_registered = payments_registered + $7, payments_skipped = payments_skipped + $8,
+         payments_registered = payments_registered + $7, payments_skipped = payments_skipped + $8, unchanged = unchanged + $9,
          error_details = CASE WHEN cardinality($6::text[]) = 0 THEN error_details
            ELSE (error_details || $6::text[])[1:${ImportLimits.maxErrorDetails}] END,
          updated_at = now()
        WHERE id = $1 AND status = 'processing'`,
       [importId, mergedRow, plan.created, plan.updated, plan.errors, plan.errorDetails.slice(0, ImportLimits.maxErrorDetails),
-        plan.paymentsRegistered, plan.paymentsSkipped],
+        plan.paymentsRegistered, plan.paymentsSkipped, plan.unchanged],
     );
     // Cancelled by an operator meanwhile: the chunk's transaction rolls back.
     if (result.rowCount === 0) throw new ImportCancelled();
@@ -371,10 +432,16 @@ export class MergeRepository {
     await session.query('UPDATE imports SET phase = $2, updated_at = now() WHERE id = $1', [importId, phase]);
   }
 
-  /** Replace: every live debtor and debt of the portfolio is soft-deleted (in the replace's one transaction). */
-  async softDeletePortfolio(session: Session, portfolioId: string): Promise<void> {
+  /** Replace: every live debtor and debt of the portfolio is soft-deleted (in the replace's one transaction). Returns the debtors. */
+  async softDeletePortfolio(session: Session, portfolioId: string): Promise<number> {
     await session.query('UPDATE debts SET deleted_at = now(), updated_at = now() WHERE portfolio_id = $1 AND deleted_at IS NULL', [portfolioId]);
-    await session.query('UPDATE debtors SET deleted_at = now(), updated_at = now() WHERE portfolio_id = $1 AND deleted_at IS NULL', [portfolioId]);
+    const debtors = await session.query('UPDATE debtors SET deleted_at = now(), updated_at = now() WHERE portfolio_id = $1 AND deleted_at IS NULL', [portfolioId]);
+    return debtors.rowCount ?? 0;
+  }
+
+  /** The effect of a whole run beside its rows: debts reconcile marked paid, debtors replace removed. */
+  async recordEffect(session: Session, importId: string, effect: { markedPaid: number; deleted: number }): Promise<void> {
+    await session.query('UPDATE imports SET marked_paid = $2, deleted = $3, updated_at = now() WHERE id = $1', [importId, effect.markedPaid, effect.deleted]);
   }
 }
 

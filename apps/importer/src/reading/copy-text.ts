@@ -1,7 +1,7 @@
 /**
  * Values in PostgreSQL's COPY text format (one line per row, tab-separated): `\N` is NULL, and a
  * backslash, tab, newline or carriage return inside a value is escaped. Arrays are written as array
- * literals, their elements double-quoted, then escaped as text.
+ * literals, their elements double-quoted, then escaped as text (a NUL in an element becomes U+FFFD).
  */
 
 const SPECIAL = /[\\\t\n\r]/;
@@ -19,7 +19,8 @@ export function copyValue(value: CopyValue): string {
   if (typeof value === 'string') return copyText(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   if (typeof value === 'number') return String(value);
-  return copyText(`{${value.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`);
+  // A text value cannot hold NUL (a record's cells, as read, can): it is stored as U+FFFD.
+  return copyText(`{${value.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`.replace(/\0/g, '\uFFFD'));
 }
 
 /** One COPY line (with its newline) of `values`, in column order. */

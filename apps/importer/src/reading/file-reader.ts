@@ -63,7 +63,7 @@ export class FileReader {
           throw new ImportFileError(`the file has more than ${options.maxRows} data rows, the limit: records from ${record} on were not loaded`);
         }
         chunk ??= await this.staging.begin(session);
-        await chunk.add(stagedRowLine(imp.id, record, rules.check(fields), columnOf));
+        await chunk.add(stagedRowLine(imp.id, record, rules.check(fields), columnOf, fields));
         lastRow = record;
         inChunk += 1;
         // Parsing never returns to the event loop on its own between file reads (~350 records): let

@@ -43,7 +43,8 @@ describe('stagedRowLine', () => {
   const at = (values: (string | null)[], column: (typeof STAGING_COLUMNS)[number]) => values[STAGING_COLUMNS.indexOf(column)];
 
   it('a valid row: one value per staging column, canonical, with its bits and ids', () => {
-    const line = stagedRowLine('imp_1', 7, rules.check(['C1', 'Ana\tMaría', 'national_id', 'X1', '', '+34 600 11 22 33', 'a@example.com', 'D1', '10.50', '', 'EUR', 'line 1\nline 2']), columnOf);
+    const record = ['C1', 'Ana\tMaría', 'national_id', 'X1', '', '+34 600 11 22 33', 'a@example.com', 'D1', '10.50', '', 'EUR', 'line 1\nline 2'];
+    const line = stagedRowLine('imp_1', 7, rules.check(record), columnOf, record);
     const values = parseLine(line);
     expect(values).toHaveLength(STAGING_COLUMNS.length);
     expect(at(values, 'import_id')).toBe('imp_1');
@@ -59,22 +60,38 @@ describe('stagedRowLine', () => {
     expect(at(values, 'phone_1_id')).toMatch(/^phn_/);
     expect(at(values, 'phone_2_id')).toBeNull();
     expect(at(values, 'email_1_id')).toMatch(/^eml_/);
+    // The record as it was, for the rejected-rows file should the merge refuse it.
+    expect(at(values, 'source')).toBe('{"C1","Ana\tMaría","national_id","X1","","+34 600 11 22 33","a@example.com","D1","10.50","","EUR","line 1\nline 2"}');
+    expect([at(values, 'error_column'), at(values, 'error_message')]).toEqual([null, null]);
   });
 
   it('a refused row: its errorDetails lines, its valid debt external id, nothing else', () => {
-    const line = stagedRowLine('imp_1', 9, rules.check(['C1', '', 'national_id', 'X1', 'nope', '', '', 'D9', '0', '', 'EUR', '']), columnOf);
-    const values = parseLine(line);
+    const record = ['C1', '', 'national_id', 'X1', 'nope', '', '', 'D9', '0', '', 'EUR', ''];
+    const values = parseLine(stagedRowLine('imp_1', 9, rules.check(record), columnOf, record));
     expect(values).toHaveLength(STAGING_COLUMNS.length);
     expect(at(values, 'error_details')).toBe(
       '{"row 9: name: is required","row 9: phone: \\"nope\\" is not an E.164 number (+, country code, 9 to 15 digits in total)","row 9: total: must be above 0 with at most 4 decimals and 15 integer digits (a dot separates the decimals)"}',
     );
     expect(at(values, 'debt_external_id')).toBe('D9');
     expect(at(values, 'present')).toBe('0');
-    expect(values.filter((v) => v !== null)).toHaveLength(5);
+    expect(at(values, 'source')).toBe('{"C1","","national_id","X1","nope","","","D9","0","","EUR",""}');
+    expect(at(values, 'error_column')).toBe('name; phone; total');
+    expect(at(values, 'error_message')).toBe(
+      'name: is required; phone: "nope" is not an E.164 number (+, country code, 9 to 15 digits in total); total: must be above 0 with at most 4 decimals and 15 integer digits (a dot separates the decimals)',
+    );
+    expect(values.filter((v) => v !== null)).toHaveLength(8);
+  });
+
+  it('a refused record holding NUL keeps its cells, the NUL as U+FFFD (a text value cannot hold it)', () => {
+    const record = ['C1', 'Ana\u0000', 'national_id', 'X1', '', '', '', '', '', '', '', ''];
+    const values = parseLine(stagedRowLine('imp_1', 4, rules.check(record), columnOf, record));
+    expect(at(values, 'source')).toBe('{"C1","Ana\uFFFD","national_id","X1","","","","","","","",""}');
+    expect(at(values, 'error_column')).toBe('name');
   });
 
   it('a record of the wrong width is one line for the row', () => {
-    const values = parseLine(stagedRowLine('imp_1', 3, rules.check(['only', 'three', 'fields']), columnOf));
+    const values = parseLine(stagedRowLine('imp_1', 3, rules.check(['only', 'three', 'fields']), columnOf, ['only', 'three', 'fields']));
     expect(at(values, 'error_details')).toBe('{"row 3: the record has 3 fields; the header has 12"}');
+    expect([at(values, 'error_column'), at(values, 'error_message')]).toEqual(['', 'the record has 3 fields; the header has 12']);
   });
 });

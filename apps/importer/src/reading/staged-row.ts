@@ -14,26 +14,41 @@ export const STAGING_COLUMNS = [
   'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date', 'debt_issue_date', 'debt_description', 'debt_type',
   'present', 'new_debtor_id', 'new_debt_id', 'phone_1_id', 'phone_2_id', 'phone_3_id', 'email_1_id', 'email_2_id',
   'payment_external_id', 'payment_amount', 'payment_currency', 'payment_date', 'payment_method', 'payment_reference', 'new_payment_id',
+  'source', 'error_column', 'error_message',
 ] as const;
 
 const ERROR_PADDING_BEFORE_DEBT: null[] = new Array(STAGING_COLUMNS.indexOf('debt_external_id') - 3).fill(null);
-/** A refused row's values after its debt_external_id: null, but `present` (NOT NULL) is 0. */
-const ERROR_PADDING_AFTER_DEBT: CopyValue[] = STAGING_COLUMNS.slice(STAGING_COLUMNS.indexOf('debt_total_amount')).map((c) => (c === 'present' ? 0 : null));
+/** A refused row's values after its debt_external_id, up to its source: null, but `present` (NOT NULL) is 0. */
+const ERROR_PADDING_AFTER_DEBT: CopyValue[] = STAGING_COLUMNS.slice(STAGING_COLUMNS.indexOf('debt_total_amount'), STAGING_COLUMNS.indexOf('source'))
+  .map((c) => (c === 'present' ? 0 : null));
 
 /** One errorDetails line: `row <n>: <column>: <message>`, or `row <n>: <message>` for the record as a whole (docs/imports.md). */
 export function errorLine(rowNumber: number, column: string | null, message: string): string {
   return column === null ? `row ${rowNumber}: ${message}` : `row ${rowNumber}: ${column}: ${message}`;
 }
 
+/** A refused row's columns at fault and its messages, as the rejected-rows file shows them (`; ` between several). */
+export function rejection(issues: readonly { column: string | null; message: string }[]): { column: string; message: string } {
+  const columns = [...new Set(issues.flatMap((i) => (i.column === null ? [] : [i.column])))];
+  return {
+    column: columns.join('; '),
+    message: issues.map((i) => (i.column === null ? i.message : `${i.column}: ${i.message}`)).join('; '),
+  };
+}
+
 /**
- * The COPY line of one checked record. A valid row gets its canonical values, the bits of the
- * optional fields it fills and the ids of what it may create; a refused row gets its errorDetails
- * lines and, when valid, its debt external id (nothing else of it is used).
+ * The COPY line of one checked record, with the record as it was in the file (`source`, for the
+ * rejected-rows file should the row be refused, here or at the merge). A valid row gets its canonical
+ * values, the bits of the optional fields it fills and the ids of what it may create; a refused row
+ * gets its errorDetails lines, its rejection and, when valid, its debt external id (nothing else of
+ * it is used).
  */
-export function stagedRowLine(importId: string, rowNumber: number, check: RowCheck, columnOf: (field: ImportField) => string): string {
+export function stagedRowLine(importId: string, rowNumber: number, check: RowCheck, columnOf: (field: ImportField) => string, source: readonly string[]): string {
   if (!check.ok) {
-    const lines = check.issues.map((i) => errorLine(rowNumber, i.field === null ? null : columnOf(i.field), i.message));
-    return copyLine([importId, rowNumber, lines, ...ERROR_PADDING_BEFORE_DEBT, check.debtExternalId, ...ERROR_PADDING_AFTER_DEBT]);
+    const issues = check.issues.map((i) => ({ column: i.field === null ? null : columnOf(i.field), message: i.message }));
+    const lines = issues.map((i) => errorLine(rowNumber, i.column, i.message));
+    const { column, message } = rejection(issues);
+    return copyLine([importId, rowNumber, lines, ...ERROR_PADDING_BEFORE_DEBT, check.debtExternalId, ...ERROR_PADDING_AFTER_DEBT, source, column, message]);
   }
   const r = check.row;
   const [p1, p2, p3] = r.phones;
@@ -54,7 +69,7 @@ export function stagedRowLine(importId: string, rowNumber: number, check: RowChe
     `${p1 ? newId('phn') : '\\N'}\t${p2 ? newId('phn') : '\\N'}\t${p3 ? newId('phn') : '\\N'}\t` +
     `${e1 ? newId('eml') : '\\N'}\t${e2 ? newId('eml') : '\\N'}\t` +
     `${v(pay?.externalId)}\t${v(pay?.amount)}\t${v(pay?.currency)}\t${v(pay?.date)}\t${v(pay?.method)}\t${v(pay?.reference)}\t` +
-    `${pay ? newId('pay') : '\\N'}\n`
+    `${pay ? newId('pay') : '\\N'}\t${copyValue(source)}\t\\N\t\\N\n`
   );
 }
 

@@ -256,7 +256,7 @@ export interface paths {
          *
          *     **Statuses**: `queued` (accepted, waiting for an importer) → `processing` → `completed` (the whole file was read; rows may still have been refused, see `errors`) | `failed` (the load stopped: the file cannot be read or parsed, or the import could not be queued; `failureReason` says why). An import is processed by one importer at a time and resumes where it stopped after a restart.
          *
-         *     **Counters**, updated while processing: `created` (rows that created their debt, or their debtor when the row has no debt), `updated` (rows that updated an existing debt or debtor), `errors` (rows refused; the others still load), `processedRows` = created + updated + errors, `totalRows` (data rows read so far; final once the file is read). `errorDetails` holds the first 100 refusals as `row <n>: <column>: <message>`, n the record number in the file with the header as row 1 (the first data row is row 2), column the CSV header name; `errors` is the total. `paymentsRegistered`: payments of the file registered; `paymentsSkipped`: payments whose `payment_external_id` was already registered in the portfolio (by an earlier load, or an earlier row of this file), so nothing was written for them (not an error).
+         *     **Counters**, updated while processing: `created` (rows that created their debt, or their debtor when the row has no debt), `updated` (rows that updated an existing debt or debtor; of them, `unchanged` found every value already stored), `errors` (rows refused; the others still load; GET /v1/imports/{id}/rejected-rows has them all), `markedPaid` (reconcile: debts not in the file marked paid), `deleted` (replace: debtors removed with their debts), `processedRows` = created + updated + errors, `totalRows` (data rows read so far; final once the file is read). `errorDetails` holds the first 100 refusals as `row <n>: <column>: <message>`, n the record number in the file with the header as row 1 (the first data row is row 2), column the CSV header name; `errors` is the total. `paymentsRegistered`: payments of the file registered; `paymentsSkipped`: payments whose `payment_external_id` was already registered in the portfolio (by an earlier load, or an earlier row of this file), so nothing was written for them (not an error).
          *
          *     A load emits no webhook, for its payments either. Poll every few seconds; a completed or failed import no longer changes.
          *
@@ -265,6 +265,34 @@ export interface paths {
          *     Rate cost: 1 unit.
          */
         get: operations["imports.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/imports/{id}/rejected-rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rows an import refused, as a CSV file to fix and load again
+         * @description Streams `text/csv` in the file's own delimiter, UTF-8 with a byte order mark: the file's header plus `error_row`, `error_column` and `error_message`, then every refused row (all of them, in file order) as it was in the file — its number (the header is row 1), the columns at fault and every message, joined by `; `. Cells a spreadsheet would run as a formula (starting with `=`, `@`, tab or CR, or `+`/`-` not followed by a number or an E.164 phone) carry a leading apostrophe, which the importer removes: fix the rows and upload the file as it is (the three added columns are ignored unless mapped).
+         *
+         *     Complete once the import has ended (a dry run's too); asked earlier, it holds the rows refused so far. Kept as long as the import. 404 when the import's portfolio is outside the key's reach.
+         *
+         *     The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.
+         *
+         *     Requires scope `read`.
+         *
+         *     Rate cost: 1 unit.
+         */
+        get: operations["imports.rejectedRows"];
         put?: never;
         post?: never;
         delete?: never;
@@ -446,6 +474,8 @@ export interface paths {
          *
          *     **Payments in a load**: one payment per row with `payment_external_id` (the file's id of the payment, 1 to 128 characters), `payment_amount` (above 0), `payment_date`, and optionally `payment_currency` (ISO 4217; omitted: the row's debt's currency, else the single currency of the debtor's live debts, else the portfolio's main currency, as POST /v1/payments derives it), `payment_method` (transfer, cash, collection_network, deposit, card, check, other; default transfer) and `payment_reference`. It is registered against the row's debt (or its debtor, for a row without a debt), listed by GET /v1/payments with `externalId` null, and emits no `payment.registered`; it does not change the debt's amounts (the row's `debt_paid_amount` is the debt's snapshot). A row whose `payment_external_id` is already registered in the portfolio registers nothing again (counted in `paymentsSkipped`), whatever debtor the row now matches: a file may be loaded again safely.
          *
+         *     **Dry run**: `dryRun: true` runs the whole load — reading, row rules, matching in the mode, reconcile's marking, replace's removal — and writes nothing to debtors, debts or payments: the import ends `completed` (or `failed`, as the real run would) with the counters a real run of the file on the same data would have, and its rejected rows. Like replace, it holds the portfolio's write lock while it merges (debtor batches of that portfolio wait). The key stays usable: load it for real afterwards.
+         *
          *     Idempotency-Key as on the debtor batch: the same request with the same key within 24 h answers the same import with `Idempotent-Replayed: true` and enqueues nothing; the same key with another body or portfolio is 409. Without the header every accepted request enqueues a new import. 503 `service_unavailable` when the job queue is unreachable: the import is then `failed` and the same storageKey may be enqueued again.
          *
          *     **Statuses**: `queued` (accepted, waiting for an importer) → `processing` → `completed` (the whole file was read; rows may still have been refused, see `errors`) | `failed` (the load stopped: the file cannot be read or parsed, or the import could not be queued; `failureReason` says why). An import is processed by one importer at a time and resumes where it stopped after a restart.
@@ -457,6 +487,34 @@ export interface paths {
          *     Rate cost: 1 unit.
          */
         post: operations["imports.enqueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/portfolios/{id}/imports/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an uploaded CSV file: its dialect, first rows, size and a suggested columnMapping (between steps 2 and 3)
+         * @description Reads the start of the file uploaded under `storageKey` — its header and at most 10 rows, whatever its size — and answers how it will be read (`delimiter`, `encoding`, `bom`), the `header` and `sampleRows` as read, `rowCount` (exact for a file read to its end, else estimated from its size: `rowCountEstimated`), and `suggestedMapping`: one item per column, its `targetField` (null when nothing fits) with a `confidence` and a `reason` — the field's own name, a known synonym in English or Spanish ("Teléfono" → phone_1, "DNI" → identity_document_number), its values' pattern (E.164 numbers, ISO 4217 codes, dates, emails), or the mapping of the portfolio's last completed load. Its non-null pairs form a valid `columnMapping` when the file allows one; `warnings` says what would refuse rows or the mapping.
+         *
+         *     Nothing is recorded: the key can be previewed again and then loaded (or dry-run) until `expiresAt`, the key's expiry. 400 `validation_error` naming `storageKey` as enqueue does (not issued for this portfolio, expired, no file, too large, no readable header).
+         *
+         *     The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.
+         *
+         *     Requires scope `write`.
+         *
+         *     Rate cost: 1 unit.
+         */
+        post: operations["imports.preview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -876,10 +934,35 @@ export interface components {
             columnMapping: components["schemas"]["ColumnMappingDto"][];
             /** @enum {string} */
             conflictResolution?: "add" | "update" | "reconcile" | "replace";
+            dryRun?: boolean;
         };
         EventView: components["schemas"]["PaymentRegisteredEventView"] | components["schemas"]["PromiseCreatedEventView"] | components["schemas"]["CallCompletedEventView"];
         /** @enum {string} */
+        ImportField: "debtor_external_id" | "identity_first_name" | "identity_last_name" | "identity_document_type" | "identity_document_number" | "identity_entity_type" | "contact_name" | "phone_1" | "phone_2" | "phone_3" | "email_1" | "email_2" | "address_street" | "address_city" | "address_state" | "address_postal_code" | "address_country" | "compliance_opt_out" | "compliance_consent_to_call" | "compliance_consent_to_whatsapp" | "compliance_consent_to_email" | "compliance_consent_to_sms" | "debt_external_id" | "debt_total_amount" | "debt_paid_amount" | "debt_currency" | "debt_due_date" | "debt_issue_date" | "debt_description" | "debt_type" | "payment_external_id" | "payment_amount" | "payment_currency" | "payment_date" | "payment_method" | "payment_reference";
+        ImportMappingSuggestion: {
+            sourceColumn: string;
+            targetField: components["schemas"]["ImportField"] | null;
+            confidence: number;
+            reason: string | null;
+            reasonCode: components["schemas"]["MappingSuggestionReason"] | null;
+        };
+        /** @enum {string} */
         ImportMode: "add" | "update" | "reconcile" | "replace";
+        ImportPreviewView: {
+            storageKey: string;
+            delimiter: string;
+            /** @constant */
+            encoding: "utf-8";
+            bom: boolean;
+            header: string[];
+            sampleRows: string[][];
+            rowCount: number;
+            rowCountEstimated: boolean;
+            fileBytes: number;
+            suggestedMapping: components["schemas"]["ImportMappingSuggestion"][];
+            warnings: string[];
+            expiresAt: string;
+        };
         /** @enum {string} */
         ImportStatus: "queued" | "processing" | "completed" | "failed";
         ImportUploadUrlDto: {
@@ -905,9 +988,13 @@ export interface components {
             portfolioId: string;
             status: components["schemas"]["ImportStatus"];
             conflictResolution: components["schemas"]["ImportMode"];
+            dryRun: boolean;
             created: number;
             updated: number;
+            unchanged: number;
             errors: number;
+            markedPaid: number;
+            deleted: number;
             processedRows: number;
             paymentsRegistered: number;
             paymentsSkipped: number;
@@ -923,6 +1010,8 @@ export interface components {
             /** Format: date-time */
             finishedAt: string | null;
         };
+        /** @enum {string} */
+        MappingSuggestionReason: "exact_name" | "synonym" | "value_pattern" | "previous_import";
         MeView: {
             apiKey: {
                 id: string;
@@ -994,6 +1083,9 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        PreviewImportDto: {
+            storageKey: string;
         };
         PromiseCreatedEventView: {
             id: string;
@@ -1706,6 +1798,46 @@ export interface operations {
             503: components["responses"]["Error_service_unavailable"];
         };
     };
+    "imports.rejectedRows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier. A malformed one answers 404, like a missing one. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refused rows as CSV (header line first), streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description `attachment; filename="…"`: the body is a file to save, under that name. */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error_validation_error"];
+            401: components["responses"]["Error_unauthorized"];
+            403: components["responses"]["Error_organization_inactive"];
+            404: components["responses"]["Error_not_found"];
+            408: components["responses"]["Error_request_timeout"];
+            413: components["responses"]["PlatformTooLarge"];
+            429: components["responses"]["Error_rate_limited"];
+            500: components["responses"]["Error_internal_error"];
+            503: components["responses"]["Error_service_unavailable"];
+        };
+    };
     "me.me": {
         parameters: {
             query?: never;
@@ -2095,6 +2227,59 @@ export interface operations {
             404: components["responses"]["Error_not_found"];
             408: components["responses"]["Error_request_timeout"];
             409: components["responses"]["Error_idempotency_conflict"];
+            413: components["responses"]["PlatformTooLarge"];
+            429: components["responses"]["Error_rate_limited"];
+            500: components["responses"]["Error_internal_error"];
+            503: components["responses"]["Error_service_unavailable"];
+        };
+    };
+    "imports.preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier. A malformed one answers 404, like a missing one. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewImportDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ImportPreviewView"];
+                    };
+                };
+            };
+            400: components["responses"]["Error_validation_error"];
+            401: components["responses"]["Error_unauthorized"];
+            /** @description 403: organization_inactive or forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            404: components["responses"]["Error_not_found"];
+            408: components["responses"]["Error_request_timeout"];
             413: components["responses"]["PlatformTooLarge"];
             429: components["responses"]["Error_rate_limited"];
             500: components["responses"]["Error_internal_error"];

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length, ValidateIf, ValidateNested } from 'class-validator';
 import { IMPORT_FIELDS, IMPORT_MODES, ImportField, ImportLimits, ImportMode, ImportStatus } from './import-fields';
 
 // class-validator runs a field's decorators from the last written to the first and the gateway stops at
@@ -38,6 +38,64 @@ export class EnqueueImportDto {
   @IsOptional()
   @IsIn(IMPORT_MODES, { message: `$property must be one of ${IMPORT_MODES.join(', ')}` })
   conflictResolution?: ImportMode;
+
+  /**
+   * true: the whole load runs — reading, row rules, matching in the mode — and nothing of it is
+   * written to debtors, debts or payments; the import ends with the counters a real run would have.
+   */
+  @IsOptional() @IsBoolean()
+  dryRun?: boolean;
+}
+
+/** POST /v1/portfolios/{id}/imports/preview. */
+export class PreviewImportDto {
+  /** A key returned by upload-url for this portfolio, its file uploaded, not expired. */
+  @Length(1, ImportLimits.storageKey) @IsString()
+  storageKey!: string;
+}
+
+/** Why a column's field was suggested. */
+export const MAPPING_SUGGESTION_REASONS = ['exact_name', 'synonym', 'value_pattern', 'previous_import'] as const;
+export type MappingSuggestionReason = (typeof MAPPING_SUGGESTION_REASONS)[number];
+
+/** One column of the previewed file and the field suggested for it. */
+export interface ImportMappingSuggestion {
+  /** The column's name, exactly as in the header. */
+  sourceColumn: string;
+  /** The canonical field suggested; null when nothing fits (the column would be ignored). */
+  targetField: ImportField | null;
+  /** From 0 (nothing) to 1 (the field's own name). */
+  confidence: number;
+  /** Why, for people; null when targetField is null and nothing was considered. */
+  reason: string | null;
+  /** Why, for programs: the column's name is the field's, a known synonym (English or Spanish), its values' pattern, or the mapping last used on this portfolio. */
+  reasonCode: MappingSuggestionReason | null;
+}
+
+/** What the start of an uploaded file says, read without loading it (POST …/imports/preview). */
+export interface ImportPreviewView {
+  storageKey: string;
+  /** The delimiter the file will be read with: `,`, `;`, tab or `|` (the first of them in the header line). */
+  delimiter: string;
+  /** Always `utf-8`, the one encoding loaded; `warnings` says when the start of the file is not valid UTF-8. */
+  encoding: 'utf-8';
+  /** The file starts with a UTF-8 byte order mark (ignored when loading). */
+  bom: boolean;
+  /** The column names, exactly as in the file. */
+  header: string[];
+  /** The first data rows (at most 10), their cells as read (not trimmed). */
+  sampleRows: string[][];
+  /** Data rows of the file: exact when the whole file was read (rowCountEstimated false), else estimated from its size and the sample's rows. */
+  rowCount: number;
+  rowCountEstimated: boolean;
+  /** The file's size in bytes. */
+  fileBytes: number;
+  /** One item per column of the header, in order: its non-null pairs form a valid columnMapping when the file allows one. */
+  suggestedMapping: ImportMappingSuggestion[];
+  /** What the start of the file or the suggestion shows will refuse rows or the mapping, for people. */
+  warnings: string[];
+  /** The storageKey, and so this preview, is valid until then: enqueue before it. */
+  expiresAt: string;
 }
 
 /** Where and how to upload the CSV (answer of upload-url). */
@@ -66,12 +124,20 @@ export interface ImportView {
   portfolioId: string;
   status: ImportStatus;
   conflictResolution: ImportMode;
+  /** A dry run: nothing was written; the counters say what a real run would have done. */
+  dryRun: boolean;
   /** Rows that created their debt (or, without a debt, their debtor). */
   created: number;
   /** Rows that updated an existing debt or debtor. */
   updated: number;
-  /** Rows refused; errorDetails lists the first ImportLimits.maxErrorDetails of them. */
+  /** Of `updated`: rows whose debtor and debt already held every value of the row (nothing changed). */
+  unchanged: number;
+  /** Rows refused; errorDetails lists the first ImportLimits.maxErrorDetails of them. GET /v1/imports/{id}/rejected-rows has them all. */
   errors: number;
+  /** reconcile: live active debts of the portfolio not in the file, marked paid (0 in the other modes). */
+  markedPaid: number;
+  /** replace: live debtors of the portfolio removed, with their debts (0 in the other modes). */
+  deleted: number;
   /** Rows decided so far (created + updated + errors). */
   processedRows: number;
   /** Payments of the file registered by this import (payment_* fields; no payment.registered event). */
@@ -98,4 +164,19 @@ export interface ImportUploadUrlInput {
 export interface EnqueueImportInput {
   portfolioId: string;
   body: EnqueueImportDto;
+}
+export interface PreviewImportInput {
+  portfolioId: string;
+  body: PreviewImportDto;
+}
+/** One page of an import's rejected-rows file: the rows after `afterRow` (0: from the start, the header line first). */
+export interface RejectedRowsPageInput {
+  id: string;
+  afterRow: number;
+}
+export interface RejectedRowsPage {
+  /** CSV text: the header line on the first page (with a UTF-8 BOM), then whole records, each ending CRLF. */
+  text: string;
+  /** The row to ask after for the next page; null: this was the last. */
+  nextAfterRow: number | null;
 }

@@ -23,9 +23,22 @@ export interface Operation {
   parameters: Parameter[];
   /** Schema of the application/json request body, refs unresolved. */
   body?: JsonSchema;
-  /** Status → schema of the JSON body (undefined: no body documented). */
+  /** Status → schema of the JSON body (undefined: no JSON body documented). */
   responses: Map<string, JsonSchema | undefined>;
+  /**
+   * Status → media type of the documented body: application/json (preferred when several are
+   * listed), another one (`text/csv`: a file, not parsed), or undefined when no body is documented.
+   */
+  media: Map<string, string | undefined>;
   scope: 'read' | 'write';
+}
+
+/** The media type of the JSON envelope: every error, and every success but a file download. */
+export const JSON_MEDIA = 'application/json';
+
+/** `text/csv; charset=utf-8` → `text/csv` (lower case, parameters dropped). */
+export function mediaEssence(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase();
 }
 
 /** A platform 413 (body over 6 MB): `{Message}` only, no envelope (spec, Errors rule 2). */
@@ -64,11 +77,14 @@ export class OpenApiContract {
         const op = item[method];
         if (!op) continue;
         const responses = new Map<string, JsonSchema | undefined>();
+        const media = new Map<string, string | undefined>();
         for (const [status, response] of Object.entries<any>(op.responses)) {
           const resolved = this.resolve(response);
-          const schema = resolved.content?.['application/json']?.schema as JsonSchema | undefined;
+          const types = Object.keys(resolved.content ?? {});
+          const schema = resolved.content?.[JSON_MEDIA]?.schema as JsonSchema | undefined;
           if (schema) this.validators.set(schema, this.compile(schema));
           responses.set(status, schema);
+          media.set(status, types.includes(JSON_MEDIA) ? JSON_MEDIA : types[0]);
         }
         this.operations.push({
           id: op.operationId,
@@ -77,6 +93,7 @@ export class OpenApiContract {
           parameters: (op.parameters ?? []).map((p: any) => this.resolve(p)),
           body: op.requestBody?.content?.['application/json']?.schema,
           responses,
+          media,
           scope: /Requires scope `write`/.test(op.description ?? '') ? 'write' : 'read',
         });
       }
@@ -99,6 +116,23 @@ export class OpenApiContract {
     return current as T;
   }
 
+  /** The documented response of `status` for `operation`: its own, then `4XX`-style, then `default`. */
+  responseKey(operation: Operation, status: number): string | undefined {
+    return [String(status), `${String(status)[0]}XX`, 'default'].find((k) => operation.responses.has(k));
+  }
+
+  /**
+   * The media type documented for a success (status below 400) of `operation` when it is not the
+   * JSON envelope (e.g. `text/csv`); undefined for JSON, for no body, for an undocumented status,
+   * and for every error (always the JSON envelope, whatever is documented).
+   */
+  fileMedia(operation: Operation | undefined, status: number): string | undefined {
+    if (!operation || status >= 400) return undefined;
+    const key = this.responseKey(operation, status);
+    const media = key === undefined ? undefined : operation.media.get(key);
+    return media === undefined || media === JSON_MEDIA ? undefined : media;
+  }
+
   /**
    * Everything wrong with one answer to a request for `operation`. Undefined: the request was
    * aimed outside the document — an undocumented method, which must be refused in the envelope,
@@ -109,6 +143,13 @@ export class OpenApiContract {
     const found: Violation[] = [];
     const requestId = answer.headers['x-request-id'];
     if (typeof requestId !== 'string' || !requestId) found.push({ rule: 'x-request-id', detail: 'no X-Request-Id header' });
+    // A file (a text/csv download): its content type is the contract; the body is not JSON.
+    const file = this.fileMedia(operation, answer.status);
+    if (file !== undefined) {
+      const served = String(answer.headers['content-type'] ?? '');
+      if (mediaEssence(served) !== file) found.push({ rule: 'content-type', detail: `${file} answer served as "${served}"` });
+      return found;
+    }
     let body: unknown;
     try {
       body = answer.text ? JSON.parse(answer.text) : undefined;
@@ -146,7 +187,7 @@ export class OpenApiContract {
       if (answer.status < 400 || answer.status >= 500) found.push({ rule: 'undocumented-route', detail: `answered ${answer.status} to a request outside the document` });
       return found;
     }
-    const key = [String(answer.status), `${String(answer.status)[0]}XX`, 'default'].find((k) => operation.responses.has(k));
+    const key = this.responseKey(operation, answer.status);
     if (!key) {
       found.push({ rule: 'status', detail: `${answer.status} is not documented for ${operation.id}` });
       return found;

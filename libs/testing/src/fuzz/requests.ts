@@ -494,7 +494,7 @@ function operatorRequests(contract: OpenApiContract, tenant: FuzzTenant): Arbitr
     ['POST', '/operator/v1/campaigns/%ED%A0%80/transition'],
     ['DELETE', '/operator/v1/debtors/dbt_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
   ];
-  const fake: Operation = { id: 'operator', method: 'POST', template: '/operator', parameters: [], responses: new Map(), scope: 'write' };
+  const fake: Operation = { id: 'operator', method: 'POST', template: '/operator', parameters: [], responses: new Map(), media: new Map(), scope: 'write' };
   return fc
     .record({
       route: fc.constantFrom(...routes),

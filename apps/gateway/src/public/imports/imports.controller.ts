@@ -1,10 +1,11 @@
 import { Body, Controller, Param } from '@nestjs/common';
 import {
   AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, PAYMENT_METHODS,
-  REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
+  PreviewImportDto, RejectedRowsPage, REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
+import { Readable } from 'node:stream';
 import { Caller } from '../../core-client/caller.decorator';
-import { CoreClient, PublicCaller } from '../../core-client/core-client';
+import { CoreClient, CoreReply, PublicCaller } from '../../core-client/core-client';
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 const GUIDE = 'The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.';
@@ -16,7 +17,9 @@ const STATUSES =
 
 const COUNTERS =
   '**Counters**, updated while processing: `created` (rows that created their debt, or their debtor when the row has no debt), ' +
-  '`updated` (rows that updated an existing debt or debtor), `errors` (rows refused; the others still load), `processedRows` = ' +
+  '`updated` (rows that updated an existing debt or debtor; of them, `unchanged` found every value already stored), `errors` ' +
+  '(rows refused; the others still load; GET /v1/imports/{id}/rejected-rows has them all), `markedPaid` (reconcile: debts not in ' +
+  'the file marked paid), `deleted` (replace: debtors removed with their debts), `processedRows` = ' +
   'created + updated + errors, `totalRows` (data rows read so far; final once the file is read). `errorDetails` holds the first ' +
   `${ImportLimits.maxErrorDetails} refusals as \`row <n>: <column>: <message>\`, n the record number in the file with the header as row 1 ` +
   '(the first data row is row 2), column the CSV header name; `errors` is the total. `paymentsRegistered`: payments of the file ' +
@@ -99,6 +102,11 @@ export class ImportsController {
         `Canonical fields (targetField): ${IMPORT_FIELDS.map((f) => `\`${f}\``).join(', ')}. Modes: ${IMPORT_MODES.join(', ')}.`,
         MODES,
         PAYMENTS,
+        '**Dry run**: `dryRun: true` runs the whole load — reading, row rules, matching in the mode, reconcile\'s marking, ' +
+          'replace\'s removal — and writes nothing to debtors, debts or payments: the import ends `completed` (or `failed`, as the ' +
+          'real run would) with the counters a real run of the file on the same data would have, and its rejected rows. Like ' +
+          'replace, it holds the portfolio\'s write lock while it merges (debtor batches of that portfolio wait). The key stays ' +
+          'usable: load it for real afterwards.',
         'Idempotency-Key as on the debtor batch: the same request with the same key within 24 h answers the same import with ' +
           '`Idempotent-Replayed: true` and enqueues nothing; the same key with another body or portfolio is 409. Without the header ' +
           'every accepted request enqueues a new import. 503 `service_unavailable` when the job queue is unreachable: the import ' +
@@ -112,6 +120,75 @@ export class ImportsController {
   enqueue(@Param('id') id: string, @Body() body: EnqueueImportDto, @Caller() caller: PublicCaller) {
     if (!isId('pf', id)) throw AppError.notFound('portfolio');
     return this.core.send(ImportsRpc.enqueue, caller, { portfolioId: id, body });
+  }
+
+  @PublicRoute({
+    method: 'POST',
+    path: 'portfolios/:id/imports/preview',
+    scope: 'write',
+    rpc: ImportsRpc.preview,
+    doc: {
+      summary: 'Preview an uploaded CSV file: its dialect, first rows, size and a suggested columnMapping (between steps 2 and 3)',
+      description: [
+        'Reads the start of the file uploaded under `storageKey` — its header and at most 10 rows, whatever its size — and answers ' +
+          'how it will be read (`delimiter`, `encoding`, `bom`), the `header` and `sampleRows` as read, `rowCount` (exact for a file ' +
+          'read to its end, else estimated from its size: `rowCountEstimated`), and `suggestedMapping`: one item per column, its ' +
+          '`targetField` (null when nothing fits) with a `confidence` and a `reason` — the field\'s own name, a known synonym in ' +
+          'English or Spanish ("Teléfono" → phone_1, "DNI" → identity_document_number), its values\' pattern (E.164 numbers, ' +
+          'ISO 4217 codes, dates, emails), or the mapping of the portfolio\'s last completed load. Its non-null pairs form a valid ' +
+          '`columnMapping` when the file allows one; `warnings` says what would refuse rows or the mapping.',
+        'Nothing is recorded: the key can be previewed again and then loaded (or dry-run) until `expiresAt`, the key\'s expiry. ' +
+          '400 `validation_error` naming `storageKey` as enqueue does (not issued for this portfolio, expired, no file, too large, ' +
+          'no readable header).',
+        GUIDE,
+      ].join('\n\n'),
+      returns: 'ImportPreviewView',
+    },
+  })
+  preview(@Param('id') id: string, @Body() body: PreviewImportDto, @Caller() caller: PublicCaller) {
+    if (!isId('pf', id)) throw AppError.notFound('portfolio');
+    return this.core.send(ImportsRpc.preview, caller, { portfolioId: id, body });
+  }
+
+  @PublicRoute({
+    method: 'GET',
+    path: 'imports/:id/rejected-rows',
+    scope: 'read',
+    rpc: ImportsRpc.rejectedRows,
+    doc: {
+      summary: 'The rows an import refused, as a CSV file to fix and load again',
+      description: [
+        'Streams `text/csv` in the file\'s own delimiter, UTF-8 with a byte order mark: the file\'s header plus `error_row`, ' +
+          '`error_column` and `error_message`, then every refused row (all of them, in file order) as it was in the file — its ' +
+          'number (the header is row 1), the columns at fault and every message, joined by `; `. Cells a spreadsheet would run ' +
+          'as a formula (starting with `=`, `@`, tab or CR, or `+`/`-` not followed by a number or an E.164 phone) carry a ' +
+          'leading apostrophe, which the importer removes: fix the rows and upload the file as it is (the three added columns are ' +
+          'ignored unless mapped).',
+        'Complete once the import has ended (a dry run\'s too); asked earlier, it holds the rows refused so far. Kept as long ' +
+          'as the import. 404 when the import\'s portfolio is outside the key\'s reach.',
+        GUIDE,
+      ].join('\n\n'),
+      media: { type: 'text/csv', description: 'The refused rows as CSV (header line first), streamed.' },
+    },
+  })
+  async rejectedRows(@Param('id') id: string, @Caller() caller: PublicCaller) {
+    if (!isId('imp', id)) throw AppError.notFound('import');
+    // The first page before the headers: a 404 is still an answer of its own.
+    const first = await this.core.send(ImportsRpc.rejectedRows, caller, { id, afterRow: 0 });
+    return new CoreReply(200, Readable.from(this.pages(caller, id, first.body.data)), {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${id}-rejected-rows.csv"`,
+    });
+  }
+
+  /** The file's pages, one RPC each, asked for as the client reads: the gateway holds one page at a time. */
+  private async *pages(caller: PublicCaller, id: string, first: RejectedRowsPage): AsyncGenerator<string> {
+    let page = first;
+    for (;;) {
+      yield page.text;
+      if (page.nextAfterRow === null) return;
+      page = (await this.core.send(ImportsRpc.rejectedRows, caller, { id, afterRow: page.nextAfterRow })).body.data;
+    }
   }
 
   @PublicRoute({

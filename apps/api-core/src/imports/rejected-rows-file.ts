@@ -1,0 +1,38 @@
+import { csvRecordLine } from '@dc/imports';
+
+/** The columns the rejected-rows file adds after the file's own (docs/imports.md). */
+export const REJECTION_COLUMNS = ['error_row', 'error_column', 'error_message'] as const;
+
+/** A UTF-8 byte order mark first: spreadsheets then read accents right (the importer ignores it). */
+const BOM = '\uFEFF';
+
+/**
+ * How many of the header's columns are the file's own: a rejected-rows file loaded again ends with
+ * the rejection's columns, which its own rejected-rows file replaces rather than repeats.
+ */
+export function ownColumns(header: readonly string[]): number {
+  const start = header.length - REJECTION_COLUMNS.length;
+  return start >= 0 && REJECTION_COLUMNS.every((c, i) => header[start + i] === c) ? start : header.length;
+}
+
+/** The first line: the file's header as it was (matched by name when the file is loaded again), then the rejection's columns. */
+export function rejectedRowsHeader(header: readonly string[], delimiter: string): string {
+  return BOM + csvRecordLine([...header.slice(0, ownColumns(header)), ...REJECTION_COLUMNS], delimiter, { neutralise: false });
+}
+
+/**
+ * One refused row: its cells as they were in the file — a short record padded to the header's width,
+ * so the rejection's columns stand under their names; an earlier rejection's cells left out — then
+ * its number, columns at fault and messages; every cell a spreadsheet would run as a formula
+ * neutralised (csvRecordLine).
+ */
+export function rejectedRowLine(
+  row: { rowNumber: number; source: readonly string[]; errorColumn: string; errorMessage: string },
+  header: readonly string[],
+  delimiter: string,
+): string {
+  const own = ownColumns(header);
+  const cells = row.source.length === header.length ? row.source.slice(0, own) : [...row.source];
+  while (cells.length < own) cells.push('');
+  return csvRecordLine([...cells, String(row.rowNumber), row.errorColumn, row.errorMessage], delimiter);
+}

@@ -1,0 +1,134 @@
+import { csvOptions } from '@dc/imports';
+import { createTenant, csvLine, getRejectedRows, identityMapping, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { parse } from 'csv-parse/sync';
+import { ImportClient, newPortfolio, startImportStack } from './import-kit';
+
+/**
+ * GET /v1/imports/{id}/rejected-rows (docs/imports.md, "The rejected rows"): every refused row as it
+ * was in the file, with why, in the file's delimiter, formulas neutralised; fixed and uploaded again
+ * as it is, it loads exactly those rows.
+ */
+describe('imports: the rejected rows as a file to fix and load again', () => {
+  let stack: Stack;
+  let operator: OperatorClient;
+  let tenant: Tenant;
+  let other: Tenant;
+  let client: ImportClient;
+
+  const requestId = (res: { headers: Headers }) => res.headers.get('x-request-id');
+  const HEADER = [
+    'debtor_external_id', 'identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1', 'email_1', 'address_country',
+    'compliance_opt_out', 'debt_external_id', 'debt_total_amount', 'debt_paid_amount', 'debt_currency', 'debt_due_date', 'payment_external_id',
+    'payment_amount', 'payment_date',
+  ];
+  const file = (rows: string[][]) => `${[HEADER, ...rows].map((r) => csvLine(r, ';')).join('\r\n')}\r\n`;
+  const ok = (i: number, over: Record<string, string> = {}) =>
+    HEADER.map((h) => over[h] ?? {
+      debtor_external_id: `c${i}`, identity_first_name: `Name ${i}`, identity_document_type: 'dni', identity_document_number: `D${i}`,
+      phone_1: '+34 600 000 000', email_1: `n${i}@example.com`, address_country: 'ES', compliance_opt_out: 'no', debt_external_id: `debt-${i}`,
+      debt_total_amount: '100', debt_paid_amount: '0', debt_currency: 'EUR', debt_due_date: '2026-12-31', payment_external_id: '',
+      payment_amount: '', payment_date: '',
+    }[h] ?? '');
+
+  beforeAll(async () => {
+    ({ stack, operator, tenant, client } = await startImportStack());
+    other = await createTenant(operator);
+  }, 60_000);
+  afterAll(() => stack?.stop());
+
+  it('every rule a row can break: all of them listed as they were, fixed, loaded again, exactly those rows load', async () => {
+    const pf = await newPortfolio(operator, tenant.organizationId);
+    // d-owned is live under another debtor: a row of a new debtor naming it is refused at the merge.
+    expect((await client.load(pf, file([ok(900, { debt_external_id: 'd-owned' })]), identityMapping(HEADER), 'update')).created).toBe(1);
+
+    const bad: [string, Record<string, string>][] = [
+      ['first name required', { identity_first_name: '' }],
+      ['phone', { phone_1: '600 11 22', identity_first_name: '=HYPERLINK("http://evil")' }],
+      ['email', { email_1: 'not-an-email', identity_first_name: '@SUM(1+1)' }],
+      ['country', { address_country: 'Spain' }],
+      ['boolean', { compliance_opt_out: 'maybe' }],
+      ['amount', { debt_total_amount: '1.000,50' }],
+      ['paid above total', { debt_paid_amount: '200' }],
+      ['currency', { debt_currency: 'euro' }],
+      ['date', { debt_due_date: '2026-02-30' }],
+      ['payment incomplete', { payment_external_id: 'p-1' }],
+      ['debt of another debtor', { debt_external_id: 'd-owned', identity_first_name: '-cmd' }],
+      ['several at once', { phone_1: 'x', debt_currency: 'eur' }],
+    ];
+    const rows: string[][] = [];
+    for (let i = 0; i < 30; i += 1) rows.push(ok(i));
+    bad.forEach(([, over], k) => rows.splice(2 + k * 2, 0, ok(100 + k, over)));
+    rows.splice(5, 0, ['only', 'three', 'fields']); // row 7
+    const first = await client.load(pf, file(rows), identityMapping(HEADER), 'update');
+    expect({ status: first.status, created: first.created, errors: first.errors }).toEqual({ status: 'completed', created: 30, errors: bad.length + 1 });
+
+    const res = await getRejectedRows(stack.publicUrl, tenant.key, first.id);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${first.id}-rejected-rows.csv"`);
+    expect(res.text.startsWith(`\uFEFF${[...HEADER, 'error_row', 'error_column', 'error_message'].join(';')}\r\n`)).toBe(true);
+    const records = parse(res.text, { ...csvOptions(';') }) as string[][];
+    const [header, ...rejected] = records;
+    expect(header).toEqual([...HEADER, 'error_row', 'error_column', 'error_message']);
+    // Every refused row, in file order, as it was (formulas neutralised), with its number and why.
+    const rowNumbers = rejected.map((r) => Number(r[HEADER.length]));
+    const expectedNumbers = rows.map((r, i) => [r, i + 2] as const).filter(([r]) => r.length !== HEADER.length || !/^c\d+$/.test(r[0]) || Number(r[0].slice(1)) >= 100).map(([, n]) => n);
+    expect(rowNumbers).toEqual(expectedNumbers);
+    const byName = new Map(rejected.map((r) => [r[0], r]));
+    expect(byName.get('c101')!.slice(0, 2)).toEqual(['c101', '\'=HYPERLINK("http://evil")']);
+    expect(byName.get('c101')!.slice(HEADER.length + 1)).toEqual(['phone_1', 'phone_1: "600 11 22" is not an E.164 number (+, country code, 9 to 15 digits in total)']);
+    expect(byName.get('c102')![1]).toBe("'@SUM(1+1)");
+    expect(byName.get('c110')![1]).toBe("'-cmd");
+    expect(byName.get('c110')!.slice(HEADER.length + 1)).toEqual(['debt_external_id', expect.stringMatching(/^debt_external_id: debt d-owned belongs to another debtor.*\(debt_external_id_in_use\)$/)]);
+    expect(byName.get('c111')![HEADER.length + 1]).toBe('phone_1; debt_currency');
+    expect(byName.get('c111')![HEADER.length + 2]).toMatch(/^phone_1: .+; debt_currency: /);
+    expect(byName.get('only')).toEqual(['only', 'three', 'fields', ...new Array(HEADER.length - 3).fill(''), '7', '', 'the record has 3 fields; the header has 16']);
+
+    // Fixed in place: each bad cell made good, the row of the wrong width rewritten; the rest as it was.
+    const fixes: Record<string, string> = {
+      identity_first_name: 'Fixed', phone_1: '+34 600 111 222', email_1: 'fixed@example.com', address_country: 'ES', compliance_opt_out: 'no',
+      debt_total_amount: '1000.50', debt_paid_amount: '0', debt_currency: 'EUR', debt_due_date: '2026-02-28', payment_amount: '5', payment_date: '2026-01-01',
+    };
+    const fixed = [header, ...rejected.map((r) => {
+      if (r[0] === 'only') return [...ok(200), '7', '', 'fixed'];
+      const cells = [...r];
+      for (const column of r[HEADER.length + 1].split('; ').filter(Boolean)) cells[HEADER.indexOf(column)] = fixes[column] ?? `${cells[HEADER.indexOf(column)]}-new`;
+      if (r[1] === '') cells[1] = 'Fixed';
+      return cells;
+    })];
+    // Uploaded as it is: apostrophes and the three added columns included (unmapped).
+    const again = await client.load(pf, `\uFEFF${fixed.map((r) => csvLine(r, ';')).join('\r\n')}\r\n`, identityMapping(HEADER), 'update');
+    expect({ status: again.status, created: again.created, updated: again.updated, errors: again.errors, errorDetails: again.errorDetails })
+      .toEqual({ status: 'completed', created: bad.length + 1, updated: 0, errors: 0, errorDetails: [] });
+    const debtors = await client.debtors(pf);
+    expect(debtors).toHaveLength(1 + 30 + bad.length + 1);
+    const names = new Map(debtors.map((d) => [d.externalId, d.identityFirstName]));
+    expect([names.get('c101'), names.get('c102'), names.get('c110')]).toEqual(['=HYPERLINK("http://evil")', '@SUM(1+1)', '-cmd']);
+    // The second load refused nothing: its file has the header line only.
+    expect((await getRejectedRows(stack.publicUrl, tenant.key, again.id)).text).toBe(`\uFEFF${[...HEADER, 'error_row', 'error_column', 'error_message'].join(';')}\r\n`);
+  }, 120_000);
+
+  it('thousands of rejected rows stream whole, over several pages, in a tab-delimited file', async () => {
+    const pf = await newPortfolio(operator, tenant.organizationId);
+    const header = ['identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1'];
+    const lines = [header, ...Array.from({ length: 2500 }, (_, i) => [`N${i}`, 'dni', `T${i}`, i % 2 ? '+34 600 000 000' : `bad ${'x'.repeat(500)}`])];
+    const done = await client.load(pf, `${lines.map((l) => l.join('\t')).join('\n')}\n`, identityMapping(header));
+    expect({ created: done.created, errors: done.errors }).toEqual({ created: 1250, errors: 1250 });
+    const res = await getRejectedRows(stack.publicUrl, tenant.key, done.id);
+    const [first, ...rejected] = parse(res.text, csvOptions('\t')) as string[][];
+    expect(first).toEqual([...header, 'error_row', 'error_column', 'error_message']);
+    expect(rejected.map((r) => r[0])).toEqual(Array.from({ length: 1250 }, (_, k) => `N${k * 2}`));
+    expect(rejected.map((r) => Number(r[4]))).toEqual(Array.from({ length: 1250 }, (_, k) => k * 2 + 2));
+  }, 120_000);
+
+  it("404 for another organization's import, an unknown or a malformed id; a read key is enough", async () => {
+    const pf = await newPortfolio(operator, tenant.organizationId);
+    const done = await client.load(pf, file([ok(1, { phone_1: 'bad' })]), identityMapping(HEADER));
+    expect((await getRejectedRows(stack.publicUrl, tenant.readKey, done.id)).status).toBe(200);
+    for (const [key, id] of [[other.key, done.id], [tenant.key, 'imp_01ARZ3NDEKTSV4RRFFQ69G5FAV'], [tenant.key, 'nope']]) {
+      const res = await getRejectedRows(stack.publicUrl, key, id);
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.text)).toEqual({ error: { code: 'not_found', message: expect.any(String), requestId: requestId(res) } });
+    }
+  });
+});
