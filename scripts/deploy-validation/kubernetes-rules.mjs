@@ -8,10 +8,11 @@ export const BUDGET_ANNOTATION = 'debt-collection/postgres-connection-budget';
 const CONFIG_DEFAULTS = { DATABASE_POOL_SIZE: '10', SHUTDOWN_GRACE_MS: '10000', IMPORT_CONCURRENCY: '1' };
 
 /**
- * Postgres sessions an app opens outside its pool, per process: the importer holds two per running
- * import (a control session with the import's advisory lock, and a COPY session; apps/importer).
+ * Postgres sessions an app opens outside its pool, per process: the importer holds up to three per
+ * running import (a control session with the import's advisory lock, a COPY session, and for replace
+ * and dry runs one that records the rejected rows beside a merge that may roll back; apps/importer).
  */
-const OWN_SESSIONS = { importer: (env) => 2 * Number(env.IMPORT_CONCURRENCY) };
+const OWN_SESSIONS = { importer: (env) => 3 * Number(env.IMPORT_CONCURRENCY) };
 
 const PROBES = {
   startupProbe: '/health/live',

@@ -4,20 +4,8 @@ import { ImportLimits } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
 import type { StoredFile } from '@dc/storage';
 import { ImportCancelled } from './import-errors';
+import type { MergeTotal } from './merging/import-merger';
 import { inTransaction, rows, Session } from './sql-session';
-
-/** What a dry run would have done (ImportMerger.dryRun). */
-export interface DryRunTotal {
-  created: number;
-  updated: number;
-  unchanged: number;
-  errors: number;
-  errorDetails: string[];
-  paymentsRegistered: number;
-  paymentsSkipped: number;
-  markedPaid: number;
-  deleted: number;
-}
 
 export type ImportPhase = 'reading' | 'merging' | 'finishing' | 'done';
 
@@ -194,7 +182,7 @@ export class ImportsRepository {
   }
 
   /** A dry run's counters, once its merge rolled back: recorded with phase finishing, in one transaction. */
-  async recordDryRun(session: Session, importId: string, lastRow: number, total: DryRunTotal): Promise<void> {
+  async recordDryRun(session: Session, importId: string, lastRow: number, total: MergeTotal): Promise<void> {
     await inTransaction(session, async () => {
       const result = await session.query(
         `UPDATE imports SET merged_row = $2, created = $3, updated = $4, unchanged = $5, errors = $6, processed_rows = $3::int + $4::int + $6::int,

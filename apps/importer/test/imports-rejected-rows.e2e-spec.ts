@@ -38,8 +38,9 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
 
   it('every rule a row can break: all of them listed as they were, fixed, loaded again, exactly those rows load', async () => {
     const pf = await newPortfolio(operator, tenant.organizationId);
-    // d-owned is live under another debtor: a row of a new debtor naming it is refused at the merge.
-    expect((await client.load(pf, file([ok(900, { debt_external_id: 'd-owned' })]), identityMapping(HEADER), 'update')).created).toBe(1);
+    // d-owned and c900 are live under another debtor, c901 was erased: rows of new debtors naming them are refused at the merge.
+    expect((await client.load(pf, file([ok(900, { debt_external_id: 'd-owned' }), ok(901)]), identityMapping(HEADER), 'update')).created).toBe(2);
+    await operator.expect(200, 'POST', `/debtors/${(await client.debtors(pf)).find((d) => d.externalId === 'c901')!.id}/erase`);
 
     const bad: [string, Record<string, string>][] = [
       ['first name required', { identity_first_name: '' }],
@@ -53,13 +54,16 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
       ['date', { debt_due_date: '2026-02-30' }],
       ['payment incomplete', { payment_external_id: 'p-1' }],
       ['debt of another debtor', { debt_external_id: 'd-owned', identity_first_name: '-cmd' }],
-      ['several at once', { phone_1: 'x', debt_currency: 'eur' }],
+      ['external id of another debtor', { debtor_external_id: 'c900' }],
+      ['erased subject', { debtor_external_id: 'c901' }],
+      ['several at once', { phone_1: 'x', debt_currency: 'eur' }], // c113
     ];
     const rows: string[][] = [];
     for (let i = 0; i < 30; i += 1) rows.push(ok(i));
     bad.forEach(([, over], k) => rows.splice(2 + k * 2, 0, ok(100 + k, over)));
     rows.splice(5, 0, ['only', 'three', 'fields']); // row 7
     const first = await client.load(pf, file(rows), identityMapping(HEADER), 'update');
+    const listedBefore = (await client.debtors(pf)).length;
     expect({ status: first.status, created: first.created, errors: first.errors }).toEqual({ status: 'completed', created: 30, errors: bad.length + 1 });
 
     const res = await getRejectedRows(stack.publicUrl, tenant.key, first.id);
@@ -80,8 +84,10 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
     expect(byName.get('c102')![1]).toBe("'@SUM(1+1)");
     expect(byName.get('c110')![1]).toBe("'-cmd");
     expect(byName.get('c110')!.slice(HEADER.length + 1)).toEqual(['debt_external_id', expect.stringMatching(/^debt_external_id: debt d-owned belongs to another debtor.*\(debt_external_id_in_use\)$/)]);
-    expect(byName.get('c111')![HEADER.length + 1]).toBe('phone_1; debt_currency');
-    expect(byName.get('c111')![HEADER.length + 2]).toMatch(/^phone_1: .+; debt_currency: /);
+    expect(byName.get('c900')![HEADER.length + 2]).toMatch(/^debtor_external_id: c900 is already used by another debtor/);
+    expect(byName.get('c901')![HEADER.length + 2]).toMatch(/^debtor_external_id: .*\(erased_subject\)$/);
+    expect(byName.get('c113')![HEADER.length + 1]).toBe('phone_1; debt_currency');
+    expect(byName.get('c113')![HEADER.length + 2]).toMatch(/^phone_1: .+; debt_currency: /);
     expect(byName.get('only')).toEqual(['only', 'three', 'fields', ...new Array(HEADER.length - 3).fill(''), '7', '', 'the record has 3 fields; the header has 16']);
 
     // Fixed in place: each bad cell made good, the row of the wrong width rewritten; the rest as it was.
@@ -101,9 +107,10 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
     expect({ status: again.status, created: again.created, updated: again.updated, errors: again.errors, errorDetails: again.errorDetails })
       .toEqual({ status: 'completed', created: bad.length + 1, updated: 0, errors: 0, errorDetails: [] });
     const debtors = await client.debtors(pf);
-    expect(debtors).toHaveLength(1 + 30 + bad.length + 1);
+    expect(debtors).toHaveLength(listedBefore + bad.length + 1);
     const names = new Map(debtors.map((d) => [d.externalId, d.identityFirstName]));
     expect([names.get('c101'), names.get('c102'), names.get('c110')]).toEqual(['=HYPERLINK("http://evil")', '@SUM(1+1)', '-cmd']);
+    expect([names.get('c900-new'), names.get('c901-new')]).toEqual(['Name 111', 'Name 112']);
     // The second load refused nothing: its file has the header line only.
     expect((await getRejectedRows(stack.publicUrl, tenant.key, again.id)).text).toBe(`\uFEFF${[...HEADER, 'error_row', 'error_column', 'error_message'].join(';')}\r\n`);
   }, 120_000);

@@ -27,6 +27,16 @@ export const MAX_LOG_BUFFER_BYTES = 16_383;
 export const DEFAULT_IDEMPOTENCY_MAX_RECORDS = 5_000;
 export const DEFAULT_IDEMPOTENCY_MAX_BYTES = 16 * 1024 * 1024;
 
+/** The load flow's defaults, documented with the other limits in one table (OpenAPI, docs/imports.md "Limits"). */
+export const IMPORT_DEFAULTS = {
+  uploadTtlSeconds: 3_600,
+  maxFileBytes: 1024 * 1024 * 1024,
+  chunkRows: 5_000,
+  maxRows: 10_000_000,
+  maxAttempts: 5,
+  maxRunningPerOrganization: 1,
+} as const;
+
 export interface AppConfig {
   env: NodeEnv;
   logLevel: LogLevel;
@@ -417,15 +427,15 @@ export function loadConfig(
     webhooks: webhookConfig(r, nodeEnv, serviceName),
     storage: storageConfig(r, nodeEnv, serviceName),
     imports: {
-      uploadTtlSeconds: r.int('IMPORT_UPLOAD_TTL_SECONDS', 3_600, 10, 604_800),
-      maxFileBytes: r.int('IMPORT_MAX_FILE_BYTES', 1024 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
-      chunkRows: r.int('IMPORT_CHUNK_ROWS', 5_000, 1, 100_000),
+      uploadTtlSeconds: r.int('IMPORT_UPLOAD_TTL_SECONDS', IMPORT_DEFAULTS.uploadTtlSeconds, 10, 604_800),
+      maxFileBytes: r.int('IMPORT_MAX_FILE_BYTES', IMPORT_DEFAULTS.maxFileBytes, 1, 5 * 1024 * 1024 * 1024),
+      chunkRows: r.int('IMPORT_CHUNK_ROWS', IMPORT_DEFAULTS.chunkRows, 1, 100_000),
       concurrency: r.int('IMPORT_CONCURRENCY', 1, 1, 64),
       statementTimeoutMs: r.int('IMPORT_STATEMENT_TIMEOUT_MS', 600_000, 1_000, 3_600_000),
       analyzeAfterRows: r.int('IMPORT_ANALYZE_AFTER_ROWS', 10_000, 0, 100_000_000),
-      maxRows: r.int('IMPORT_MAX_ROWS', 10_000_000, 1, 100_000_000),
-      maxAttempts: r.int('IMPORT_MAX_ATTEMPTS', 5, 1, 100),
-      maxRunningPerOrganization: r.int('IMPORT_MAX_RUNNING_PER_ORGANIZATION', 1, 1, 64),
+      maxRows: r.int('IMPORT_MAX_ROWS', IMPORT_DEFAULTS.maxRows, 1, 100_000_000),
+      maxAttempts: r.int('IMPORT_MAX_ATTEMPTS', IMPORT_DEFAULTS.maxAttempts, 1, 100),
+      maxRunningPerOrganization: r.int('IMPORT_MAX_RUNNING_PER_ORGANIZATION', IMPORT_DEFAULTS.maxRunningPerOrganization, 1, 64),
     },
     erasure: erasureConfig(r, nodeEnv, serviceName),
     health: { port: r.int('HEALTH_PORT', DEFAULT_HEALTH_PORTS[serviceName] ?? 3100, 0, 65535) },

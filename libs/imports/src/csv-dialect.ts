@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 export const CSV_DELIMITERS = [',', ';', '\t', '|'] as const;
 
 /** The header line may be at most this long (bytes); a longer first line is not a CSV header. */
-export const MAX_HEADER_BYTES = 64 * 1024;
+export const MAX_HEADER_BYTES = ImportLimits.maxHeaderBytes;
 
 /** A file that cannot be read as the CSV the importer expects; the message is for the client. */
 export class CsvFileError extends Error {

@@ -48,7 +48,7 @@ describe('deploy:validate', () => {
     expect(stdout).toMatch(new RegExp(`\\d+ services \\(profiles: observability\\), one-shots without healthcheck: ${Object.keys(ONE_SHOTS).join(', ')}\n`));
     // The connection arithmetic of docs/scaling.md.
     expect(stdout).toContain(
-      'deploy/kubernetes/base: 26 objects, Postgres connections at peak 177 (Deployment/api-core 11×10, Deployment/importer 3×12, Deployment/webhook-dispatcher 3×10, Job/debt-collection-migrate 1×1)',
+      'deploy/kubernetes/base: 26 objects, Postgres connections at peak 180 (Deployment/api-core 11×10, Deployment/importer 3×13, Deployment/webhook-dispatcher 3×10, Job/debt-collection-migrate 1×1)',
     );
     expect(existsSync(path.join(REPO_ROOT, '.env'))).toBe(hadEnv);
   });
@@ -130,7 +130,7 @@ describe('deploy:validate', () => {
       `${overlay}: Deployment/importer: container importer image "debt-collection-importer:latest" uses latest: name a release version or a digest`,
       `${overlay}: StatefulSet/redis-idempotency: container redis (IDEMPOTENCY_REDIS_URL's Redis) needs --maxmemory-policy allkeys-lru (or volatile-lru): at its bound it must evict, not refuse writes`,
       `${overlay}: StatefulSet/redis-idempotency: container redis: memory limit 600Mi must be at least a quarter above --maxmemory 512mb (AOF rewrite, fragmentation): it would be OOM-killed first`,
-      `${overlay}: ConfigMap/debt-collection-config: Postgres connections at peak Deployment/api-core 41×10 + Deployment/importer 3×12 + Deployment/webhook-dispatcher 3×10 + Job/debt-collection-migrate 1×1 = 477 exceed debt-collection/postgres-connection-budget 190 (lower maxReplicas/replicas or DATABASE_POOL_SIZE, raise the server's max_connections, or pool with PgBouncer: docs/scaling.md)`,
+      `${overlay}: ConfigMap/debt-collection-config: Postgres connections at peak Deployment/api-core 41×10 + Deployment/importer 3×13 + Deployment/webhook-dispatcher 3×10 + Job/debt-collection-migrate 1×1 = 480 exceed debt-collection/postgres-connection-budget 190 (lower maxReplicas/replicas or DATABASE_POOL_SIZE, raise the server's max_connections, or pool with PgBouncer: docs/scaling.md)`,
     ]);
   });
 

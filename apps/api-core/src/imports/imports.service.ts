@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportPreviewView, ImportUploadUrlInput, ImportUploadView, ImportView,
+  AppError, AuthContext, EnqueueImportInput, ErrorCode, ErrorIssue, ImportJob, ImportLimits, ImportPreviewView, ImportUploadUrlInput, ImportUploadView, ImportView,
   PreviewImportInput, RejectedRowsPage, RejectedRowsPageInput,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
@@ -12,9 +12,6 @@ import { LookupsRepository } from '../shared/lookups.repository';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
 import { ImportsRepository, IssuedUpload } from './imports.repository';
 import { rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
-
-/** Data rows a preview shows. */
-export const PREVIEW_SAMPLE_ROWS = 10;
 
 /** A page of the rejected-rows file: at most this many rows, and no row once this many characters are in it. */
 const REJECTED_PAGE_ROWS = 1_000;
@@ -135,14 +132,14 @@ export class ImportsService {
   /**
    * What the start of an uploaded file says, and the mapping suggested for it, with the checks of
    * enqueue (the same 400s); nothing is recorded and the key stays as it was. Reads the header and
-   * PREVIEW_SAMPLE_ROWS records, whatever the file's size.
+   * ImportLimits.previewRows records, whatever the file's size.
    */
   async preview(auth: AuthContext, { portfolioId, body }: PreviewImportInput): Promise<ImportPreviewView> {
     const upload = await this.issuedUpload(auth, portfolioId, body.storageKey);
     const header = await this.readHeader(body.storageKey);
     const [head, previousMapping] = await Promise.all([
       this.openChecked(body.storageKey, header.file).then((stream) =>
-        readHead(stream, header.delimiter, { rows: PREVIEW_SAMPLE_ROWS, fileBytes: header.file.sizeBytes })),
+        readHead(stream, header.delimiter, { rows: ImportLimits.previewRows, fileBytes: header.file.sizeBytes })),
       this.imports.lastMapping(portfolioId),
     ]);
     const suggestedMapping = suggestMapping({ header: header.columns, sampleRows: head.sampleRows, previousMapping });

@@ -158,10 +158,12 @@ export class ImportMerger {
           const from = Math.max(progress.merged, 1) + 1;
           const to = Math.min(from + chunkRows - 1, progress.staged);
           const range = { importId: imp.id, portfolioId: imp.portfolioId, from, to };
-          const { plan, outcome } = await this.plan(session, imp, range);
+          const started = performance.now();
+          const { plan, outcome, statements, ms } = await this.plan(session, imp, range);
           if (plan.errors) await this.repository.recordRejections(rejections, range, plan.refusals);
           addTo(total, outcome);
           progress.mergedTo(to);
+          this.logger.debug({ importId: imp.id, from, to, statements, ...ms, ms: Math.round(performance.now() - started) }, 'dry run chunk merged');
           continue;
         }
         if (progress.readDone) break;

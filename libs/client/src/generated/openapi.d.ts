@@ -480,6 +480,23 @@ export interface paths {
          *
          *     **Statuses**: `queued` (accepted, waiting for an importer) → `processing` → `completed` (the whole file was read; rows may still have been refused, see `errors`) | `failed` (the load stopped: the file cannot be read or parsed, or the import could not be queued; `failureReason` says why). An import is processed by one importer at a time and resumes where it stopped after a restart.
          *
+         *     **Limits** (defaults; operators set those with a setting):
+         *
+         *     | limit | default | setting |
+         *     |---|---|---|
+         *     | file size | 1,073,741,824 bytes (1 GiB) | IMPORT_MAX_FILE_BYTES |
+         *     | data rows of a file | 10,000,000 | IMPORT_MAX_ROWS |
+         *     | one record (all its fields) | 1,048,576 bytes | — |
+         *     | columns of the header | 1,000 | — |
+         *     | header line | 65,536 bytes | — |
+         *     | entries of columnMapping | 200 | — |
+         *     | validity of the upload URL, its storageKey, and so of a preview and of loading the key again | 1 hour | IMPORT_UPLOAD_TTL_SECONDS |
+         *     | rows a preview reads | the header and 10 rows | — |
+         *     | errorDetails lines | 100 (errors counts all; rejected-rows has all) | — |
+         *     | imports an organization runs at once | 1 | IMPORT_MAX_RUNNING_PER_ORGANIZATION |
+         *     | rows of a chunk (a running import may step aside between chunks) | 5,000 | IMPORT_CHUNK_ROWS |
+         *     | runs of one import that did not end it | 5 | IMPORT_MAX_ATTEMPTS |
+         *
          *     The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.
          *
          *     Requires scope `write`.
@@ -507,6 +524,23 @@ export interface paths {
          * @description Reads the start of the file uploaded under `storageKey` — its header and at most 10 rows, whatever its size — and answers how it will be read (`delimiter`, `encoding`, `bom`), the `header` and `sampleRows` as read, `rowCount` (exact for a file read to its end, else estimated from its size: `rowCountEstimated`), and `suggestedMapping`: one item per column, its `targetField` (null when nothing fits) with a `confidence` and a `reason` — the field's own name, a known synonym in English or Spanish ("Teléfono" → phone_1, "DNI" → identity_document_number), its values' pattern (E.164 numbers, ISO 4217 codes, dates, emails), or the mapping of the portfolio's last completed load. Its non-null pairs form a valid `columnMapping` when the file allows one; `warnings` says what would refuse rows or the mapping.
          *
          *     Nothing is recorded: the key can be previewed again and then loaded (or dry-run) until `expiresAt`, the key's expiry. 400 `validation_error` naming `storageKey` as enqueue does (not issued for this portfolio, expired, no file, too large, no readable header).
+         *
+         *     **Limits** (defaults; operators set those with a setting):
+         *
+         *     | limit | default | setting |
+         *     |---|---|---|
+         *     | file size | 1,073,741,824 bytes (1 GiB) | IMPORT_MAX_FILE_BYTES |
+         *     | data rows of a file | 10,000,000 | IMPORT_MAX_ROWS |
+         *     | one record (all its fields) | 1,048,576 bytes | — |
+         *     | columns of the header | 1,000 | — |
+         *     | header line | 65,536 bytes | — |
+         *     | entries of columnMapping | 200 | — |
+         *     | validity of the upload URL, its storageKey, and so of a preview and of loading the key again | 1 hour | IMPORT_UPLOAD_TTL_SECONDS |
+         *     | rows a preview reads | the header and 10 rows | — |
+         *     | errorDetails lines | 100 (errors counts all; rejected-rows has all) | — |
+         *     | imports an organization runs at once | 1 | IMPORT_MAX_RUNNING_PER_ORGANIZATION |
+         *     | rows of a chunk (a running import may step aside between chunks) | 5,000 | IMPORT_CHUNK_ROWS |
+         *     | runs of one import that did not end it | 5 | IMPORT_MAX_ATTEMPTS |
          *
          *     The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.
          *

@@ -77,4 +77,8 @@ export const ImportLimits = {
   maxRecordBytes: 1024 * 1024,
   /** Columns of the file's header. */
   maxColumns: 1_000,
+  /** Bytes of the header line. */
+  maxHeaderBytes: 64 * 1024,
+  /** Data rows a preview reads (and shows) from the start of the file. */
+  previewRows: 10,
 } as const;

@@ -1,4 +1,5 @@
 import { Body, Controller, Param } from '@nestjs/common';
+import { IMPORT_DEFAULTS } from '@dc/config';
 import {
   AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, PAYMENT_METHODS,
   PreviewImportDto, RejectedRowsPage, REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
@@ -9,6 +10,28 @@ import { CoreClient, CoreReply, PublicCaller } from '../../core-client/core-clie
 import { PublicRoute } from '../../routes/public-route.decorator';
 
 const GUIDE = 'The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.';
+
+const n = (x: number) => x.toLocaleString('en');
+
+/** Every limit of the load flow, in one table (docs/imports.md "Limits" is the same); defaults, with their settings. */
+const LIMITS = [
+  '**Limits** (defaults; operators set those with a setting):',
+  '',
+  '| limit | default | setting |',
+  '|---|---|---|',
+  `| file size | ${n(IMPORT_DEFAULTS.maxFileBytes)} bytes (1 GiB) | IMPORT_MAX_FILE_BYTES |`,
+  `| data rows of a file | ${n(IMPORT_DEFAULTS.maxRows)} | IMPORT_MAX_ROWS |`,
+  `| one record (all its fields) | ${n(ImportLimits.maxRecordBytes)} bytes | — |`,
+  `| columns of the header | ${n(ImportLimits.maxColumns)} | — |`,
+  `| header line | ${n(ImportLimits.maxHeaderBytes)} bytes | — |`,
+  `| entries of columnMapping | ${ImportLimits.maxMappings} | — |`,
+  `| validity of the upload URL, its storageKey, and so of a preview and of loading the key again | ${IMPORT_DEFAULTS.uploadTtlSeconds / 3600} hour | IMPORT_UPLOAD_TTL_SECONDS |`,
+  `| rows a preview reads | the header and ${ImportLimits.previewRows} rows | — |`,
+  `| errorDetails lines | ${ImportLimits.maxErrorDetails} (errors counts all; rejected-rows has all) | — |`,
+  `| imports an organization runs at once | ${IMPORT_DEFAULTS.maxRunningPerOrganization} | IMPORT_MAX_RUNNING_PER_ORGANIZATION |`,
+  `| rows of a chunk (a running import may step aside between chunks) | ${n(IMPORT_DEFAULTS.chunkRows)} | IMPORT_CHUNK_ROWS |`,
+  `| runs of one import that did not end it | ${IMPORT_DEFAULTS.maxAttempts} | IMPORT_MAX_ATTEMPTS |`,
+].join('\n');
 
 const STATUSES =
   '**Statuses**: `queued` (accepted, waiting for an importer) → `processing` → `completed` (the whole file was read; rows may ' +
@@ -112,6 +135,7 @@ export class ImportsController {
           'every accepted request enqueues a new import. 503 `service_unavailable` when the job queue is unreachable: the import ' +
           'is then `failed` and the same storageKey may be enqueued again.',
         STATUSES,
+        LIMITS,
         GUIDE,
       ].join('\n\n'),
       returns: 'ImportView',
@@ -140,6 +164,7 @@ export class ImportsController {
         'Nothing is recorded: the key can be previewed again and then loaded (or dry-run) until `expiresAt`, the key\'s expiry. ' +
           '400 `validation_error` naming `storageKey` as enqueue does (not issued for this portfolio, expired, no file, too large, ' +
           'no readable header).',
+        LIMITS,
         GUIDE,
       ].join('\n\n'),
       returns: 'ImportPreviewView',
