@@ -4,7 +4,6 @@ import { ImportLimits } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
 import type { StoredFile } from '@dc/storage';
 import { ImportCancelled } from './import-errors';
-import type { MergeTotal } from './merging/import-merger';
 import { inTransaction, rows, Session } from './sql-session';
 
 export type ImportPhase = 'reading' | 'merging' | 'finishing' | 'done';
@@ -179,21 +178,6 @@ export class ImportsRepository {
       [imp.id, imp.portfolioId],
     );
     return result.rowCount ?? 0;
-  }
-
-  /** A dry run's counters, once its merge rolled back: recorded with phase finishing, in one transaction. */
-  async recordDryRun(session: Session, importId: string, lastRow: number, total: MergeTotal): Promise<void> {
-    await inTransaction(session, async () => {
-      const result = await session.query(
-        `UPDATE imports SET merged_row = $2, created = $3, updated = $4, unchanged = $5, errors = $6, processed_rows = $3::int + $4::int + $6::int,
-           payments_registered = $7, payments_skipped = $8, marked_paid = $9, deleted = $10, error_details = $11::text[],
-           phase = 'finishing', updated_at = now()
-         WHERE id = $1 AND status = 'processing'`,
-        [importId, lastRow, total.created, total.updated, total.unchanged, total.errors, total.paymentsRegistered, total.paymentsSkipped,
-          total.markedPaid, total.deleted, total.errorDetails.slice(0, ImportLimits.maxErrorDetails)],
-      );
-      if (result.rowCount === 0) throw new ImportCancelled();
-    });
   }
 
   /**

@@ -159,11 +159,7 @@ export class RunImportUseCase {
       const read = copy ? guard(this.reader.read(copy, imp, { chunkRows, maxRows: this.config.imports.maxRows, progress })) : Promise.resolve();
       if (imp.dryRun && rejections) {
         if (imp.mode === 'replace') await read;
-        const dry = async () => {
-          const total = await this.merger.dryRun(control, imp, progress, rejections, () => this.imports.markUnlistedPaid(control, imp));
-          await this.imports.recordDryRun(control, imp.id, progress.staged, total);
-        };
-        await this.settle([read, guard(dry())]);
+        await this.settle([read, guard(this.merger.dryRun(control, imp, progress, rejections))]);
         return;
       }
       if (imp.mode === 'replace' && rejections) {

@@ -1,6 +1,6 @@
 import {
-  COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN, IMPORT_FIELDS, ImportField, ImportLimits, isIso4217, isIsoDateOrDateTime, normalisePhone,
-  REQUIRED_DEBT_FIELDS, REQUIRED_PAYMENT_FIELDS,
+  COUNTRY_CODE_PATTERN, CURRENCY_CODE_PATTERN, IMPORT_FIELDS, ImportField, ImportLimits, ImportMappingSuggestion, isIso4217, isIsoDateOrDateTime,
+  MappingSuggestionReason, normalisePhone, REQUIRED_DEBT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
 import { isEmail } from 'class-validator';
 
@@ -11,18 +11,8 @@ import { isEmail } from 'class-validator';
  * required identity field (then no mapping can).
  */
 
-export type SuggestionReason = 'exact_name' | 'synonym' | 'value_pattern' | 'previous_import';
-
-export interface MappingSuggestion {
-  sourceColumn: string;
-  targetField: ImportField | null;
-  /** 0..1, two decimals */
-  confidence: number;
-  /** null when targetField is null and nothing was considered; otherwise why, for people: e.g. 'synonym: "Teléfono" is a known name of phone_1' */
-  reason: string | null;
-  /** machine-readable reason kind; null when targetField is null */
-  reasonCode: SuggestionReason | null;
-}
+/** One column's suggestion: the API's item (libs/contracts). */
+export type MappingSuggestion = ImportMappingSuggestion;
 
 export interface SuggestInput {
   /** column names as in the file */
@@ -133,7 +123,7 @@ const GROUPS = [
 interface Candidate {
   field: ImportField;
   confidence: number;
-  code: SuggestionReason;
+  code: MappingSuggestionReason;
   why: string;
 }
 
@@ -150,7 +140,7 @@ function unusableName(column: string, index: number, header: string[]): string |
 /** The column's candidates, best first: previous import > exact name > synonym; values only when no name matched. */
 function candidatesOf(column: string, index: number, input: SuggestInput, previous: ReadonlyMap<string, ImportField>): Candidate[] {
   const list: Candidate[] = [];
-  const add = (fields: readonly ImportField[], confidence: number, code: SuggestionReason, why: string) => {
+  const add = (fields: readonly ImportField[], confidence: number, code: MappingSuggestionReason, why: string) => {
     for (const field of fields) if (!list.some((c) => c.field === field)) list.push({ field, confidence: round2(confidence), code, why });
   };
   const before = previous.get(column);

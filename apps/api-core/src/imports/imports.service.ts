@@ -178,14 +178,11 @@ export class ImportsService {
     if (!dialect) throw AppError.notFound('import');
     const rows = await this.imports.rejectedRows(id, afterRow, REJECTED_PAGE_ROWS);
     let text = afterRow === 0 ? rejectedRowsHeader(dialect.header, dialect.delimiter) : '';
-    let last = afterRow;
-    for (const row of rows) {
-      if (last > afterRow && text.length >= REJECTED_PAGE_CHARS) break;
-      text += rejectedRowLine(row, dialect.header, dialect.delimiter);
-      last = row.rowNumber;
-    }
-    const more = rows.length === REJECTED_PAGE_ROWS || last !== (rows.at(-1)?.rowNumber ?? afterRow);
-    return { text, nextAfterRow: more ? last : null };
+    let taken = 0;
+    // At least one row a page, however long it is.
+    while (taken < rows.length && (taken === 0 || text.length < REJECTED_PAGE_CHARS)) text += rejectedRowLine(rows[taken++], dialect.header, dialect.delimiter);
+    const more = taken < rows.length || rows.length === REJECTED_PAGE_ROWS;
+    return { text, nextAfterRow: more ? rows[taken - 1].rowNumber : null };
   }
 
   async get(auth: AuthContext, id: string): Promise<ImportView> {
@@ -221,12 +218,12 @@ export class ImportsService {
     return upload;
   }
 
-  /** The file as checked; one replaced since is refused as readHeader refuses it. */
+  /** The file as checked (storage refuses one replaced since: a 400 naming storageKey). */
   private async openChecked(storageKey: string, file: StoredFile) {
     try {
       return await this.storage.openRead(storageKey, file);
     } catch (err) {
-      if (err instanceof StoredFileChangedError) throw refusedKey('the file under this storageKey is being replaced by another upload: preview it again once the upload has ended');
+      if (err instanceof StoredFileChangedError) throw refusedKey('the file under this storageKey is being replaced by another upload: send the request again once the upload has ended');
       throw err;
     }
   }
@@ -240,11 +237,11 @@ export class ImportsService {
     if (!file) throw refusedKey('no file has been uploaded under this storageKey: PUT the file to its uploadUrl first');
     const max = this.config.imports.maxFileBytes;
     if (file.sizeBytes > max) throw refusedKey(`the file uploaded under this storageKey has ${file.sizeBytes} bytes, more than the limit of ${max} bytes`);
+    const stream = await this.openChecked(storageKey, file);
     try {
-      return { ...(await readHeader(await this.storage.openRead(storageKey, file))), file };
+      return { ...(await readHeader(stream)), file };
     } catch (err) {
       if (err instanceof CsvFileError) throw refusedKey(`the file uploaded under this storageKey cannot be read as CSV: ${err.message}`);
-      if (err instanceof StoredFileChangedError) throw refusedKey('the file under this storageKey is being replaced by another upload: enqueue it again once the upload has ended');
       throw err;
     }
   }

@@ -4,7 +4,7 @@ import { ImportLimits } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import { ImportInterrupted, ImportYielded, NothingToReplaceError } from '../import-errors';
 import { CONFIG, LOGGER } from '../importer.tokens';
-import type { ImportRecord } from '../imports.repository';
+import { ImportRecord, ImportsRepository } from '../imports.repository';
 import type { ReadMergeProgress } from '../read-merge-progress';
 import { inTransaction, Session } from '../sql-session';
 import { AnalyzeSchedule } from './analyze-schedule';
@@ -20,7 +20,7 @@ interface ChunkMerge {
 }
 
 /** What a whole merge adds up to (replace and dry runs count it all before recording it). */
-export interface MergeTotal extends ChunkOutcome {
+interface MergeTotal extends ChunkOutcome {
   markedPaid: number;
   deleted: number;
 }
@@ -49,6 +49,7 @@ function addTo(total: MergeTotal, chunk: ChunkOutcome): void {
 export class ImportMerger {
   constructor(
     private readonly repository: MergeRepository,
+    private readonly imports: ImportsRepository,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -60,27 +61,35 @@ export class ImportMerger {
    */
   async mergeStaged(session: Session, imp: ImportRecord, progress: ReadMergeProgress, shouldYield: () => Promise<boolean> = () => Promise.resolve(false)): Promise<void> {
     await this.repository.prepare(session);
-    const chunkRows = this.config.imports.chunkRows;
     const statistics = new AnalyzeSchedule(this.config.imports.analyzeAfterRows);
     let written = imp.written;
     let analyzed = false;
+    for await (const { from, to } of this.stagedChunks(progress)) {
+      if (!analyzed) await this.repository.refreshStatistics(session);
+      analyzed = true;
+      const plan = await this.mergeChunk(session, imp, from, to);
+      progress.mergedTo(to);
+      written += plan.created + plan.updated;
+      if (statistics.due(written)) await this.repository.refreshStatistics(session);
+      // Not after the last chunk: an import that is done does not yield.
+      if (!(progress.readDone && progress.pending === 0) && (await shouldYield())) throw new ImportYielded();
+    }
+  }
+
+  /**
+   * The staged records in chunks, in row order, each as soon as the reader has staged it (the rest
+   * at once when reading is done); the caller tells `progress` what it merged. Throws
+   * ImportInterrupted when `progress` is halted.
+   */
+  private async *stagedChunks(progress: ReadMergeProgress): AsyncGenerator<{ from: number; to: number }> {
+    const chunkRows = this.config.imports.chunkRows;
     for (;;) {
       await progress.untilChunkOrEnd();
       if (progress.halted) throw new ImportInterrupted();
       if (progress.pending > 0) {
-        if (!analyzed) await this.repository.refreshStatistics(session);
-        analyzed = true;
         const from = Math.max(progress.merged, 1) + 1;
-        const to = Math.min(from + chunkRows - 1, progress.staged);
-        const plan = await this.mergeChunk(session, imp, from, to);
-        progress.mergedTo(to);
-        written += plan.created + plan.updated;
-        if (statistics.due(written)) await this.repository.refreshStatistics(session);
-        // Not after the last chunk: an import that is done does not yield.
-        if (!(progress.readDone && progress.pending === 0) && (await shouldYield())) throw new ImportYielded();
-        continue;
-      }
-      if (progress.readDone) return;
+        yield { from, to: Math.min(from + chunkRows - 1, progress.staged) };
+      } else if (progress.readDone) return;
     }
   }
 
@@ -127,10 +136,15 @@ export class ImportMerger {
         if (progress.halted) throw new ImportInterrupted();
       }
       if (total.created + total.updated === 0) throw new NothingToReplaceError(total.errorDetails, total.errors);
-      await this.repository.recordProgress(session, imp.id, lastRow, total);
-      await this.repository.recordEffect(session, imp.id, total);
-      await this.repository.setPhase(session, imp.id, 'finishing');
+      await this.recordTotal(session, imp, lastRow, total);
     });
+  }
+
+  /** A whole merge's counters and effect, and phase finishing, in the caller's transaction. */
+  private async recordTotal(session: Session, imp: ImportRecord, lastRow: number, total: MergeTotal): Promise<void> {
+    await this.repository.recordProgress(session, imp.id, lastRow, total);
+    await this.repository.recordEffect(session, imp.id, total);
+    await this.repository.setPhase(session, imp.id, 'finishing');
   }
 
   /**
@@ -138,42 +152,33 @@ export class ImportMerger {
    * ONE transaction under the portfolio's lock — every statement a real run sends, then ROLLBACK —
    * so its counters are a real run's by construction and nothing of it is ever seen. Only the
    * rejections (through `rejections`, another session) and the counters stay. Not interrupted to
-   * yield: like replace, it runs to its end once its merge has started. Returns the counters, or
-   * throws what a real run would fail with (NothingToReplaceError).
+   * yield: like replace, it runs to its end once its merge has started. Then records the counters
+   * with phase finishing, or throws what a real run would fail with (NothingToReplaceError).
    */
-  async dryRun(session: Session, imp: ImportRecord, progress: ReadMergeProgress, rejections: Session, markUnlistedPaid: () => Promise<number>): Promise<MergeTotal> {
+  async dryRun(session: Session, imp: ImportRecord, progress: ReadMergeProgress, rejections: Session): Promise<void> {
     await this.repository.prepare(session);
     await this.repository.refreshStatistics(session);
     await this.repository.forgetRejections(rejections, imp.id);
-    const chunkRows = this.config.imports.chunkRows;
     const total = emptyTotal();
     await session.query('BEGIN');
     try {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
       if (imp.mode === 'replace') total.deleted = await this.repository.softDeletePortfolio(session, imp.portfolioId);
-      for (;;) {
-        await progress.untilChunkOrEnd();
-        if (progress.halted) throw new ImportInterrupted();
-        if (progress.pending > 0) {
-          const from = Math.max(progress.merged, 1) + 1;
-          const to = Math.min(from + chunkRows - 1, progress.staged);
-          const range = { importId: imp.id, portfolioId: imp.portfolioId, from, to };
-          const started = performance.now();
-          const { plan, outcome, statements, ms } = await this.plan(session, imp, range);
-          if (plan.errors) await this.repository.recordRejections(rejections, range, plan.refusals);
-          addTo(total, outcome);
-          progress.mergedTo(to);
-          this.logger.debug({ importId: imp.id, from, to, statements, ...ms, ms: Math.round(performance.now() - started) }, 'dry run chunk merged');
-          continue;
-        }
-        if (progress.readDone) break;
+      for await (const chunk of this.stagedChunks(progress)) {
+        const range = { importId: imp.id, portfolioId: imp.portfolioId, ...chunk };
+        const started = performance.now();
+        const { plan, outcome, statements, ms } = await this.plan(session, imp, range);
+        if (plan.errors) await this.repository.recordRejections(rejections, range, plan.refusals);
+        addTo(total, outcome);
+        progress.mergedTo(chunk.to);
+        this.logger.debug({ importId: imp.id, ...chunk, statements, ...ms, ms: Math.round(performance.now() - started) }, 'dry run chunk merged');
       }
       if (imp.mode === 'replace' && total.created + total.updated === 0) throw new NothingToReplaceError(total.errorDetails, total.errors);
-      if (imp.mode === 'reconcile') total.markedPaid = await markUnlistedPaid();
+      if (imp.mode === 'reconcile') total.markedPaid = await this.imports.markUnlistedPaid(session, imp);
     } finally {
       await session.query('ROLLBACK').catch(() => undefined);
     }
-    return total;
+    await inTransaction(session, () => this.recordTotal(session, imp, progress.staged, total));
   }
 
   private async plan(session: Session, imp: ImportRecord, range: ChunkRange): Promise<ChunkMerge> {
