@@ -5,8 +5,8 @@
  * each dry run at least as fast as the real run after it, with the same counters. Prints rows/s end
  * to end (with and without the upload) and the importer's resident memory at 100k rows and at the
  * end. Then (ADR 0049): the rejected-rows file of a load of as many rows with 10 % refused, streamed
- * to disk beside a plain disk copy of as many bytes, with the gateway's RSS; and previews of a file
- * of 1 GiB (it reads the start only: under a second).
+ * to disk beside a plain disk copy of as many bytes and a bare Node HTTP server serving them, with the
+ * gateway's RSS; and previews of a file of 1 GiB (it reads the start only: under a second).
  * Run: npm run bench:import [-- --rows=100000 --chunk=5000 --preview-mib=1024]   (see bench/README.md)
  */
 import type { ImportMode, ImportView } from '@dc/contracts';
@@ -19,6 +19,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** `--name=value` or `--name value`. */
 const arg = (name: string, fallback: number): number => {
@@ -95,12 +97,16 @@ async function startImporter(stack: Stack): Promise<ServiceProcess> {
   return importer;
 }
 
-/** The rejected-rows file streamed to disk, beside a plain copy of as many bytes from disk to disk. */
+/**
+ * The rejected-rows file streamed to disk, beside two twins of the same bytes: a plain copy from disk
+ * to disk, and the file served by a bare Node HTTP server and fetched as the gateway's answer is.
+ */
 interface RejectedStream {
   rejected: number;
   bytes: number;
   seconds: number;
   copySeconds: number;
+  bareHttpSeconds: number;
   gatewayRssBefore: number;
   gatewayRssPeak: number;
 }
@@ -123,10 +129,28 @@ async function streamRejected(stack: Stack, key: string, importId: string, rejec
     const copyStarted = performance.now();
     await pipeline(createReadStream(out), createWriteStream(copy));
     const copySeconds = (performance.now() - copyStarted) / 1000;
-    return { rejected, bytes, seconds, copySeconds, gatewayRssBefore, gatewayRssPeak };
+    const bareHttpSeconds = await bareHttpFetch(out, copy);
+    return { rejected, bytes, seconds, copySeconds, bareHttpSeconds, gatewayRssBefore, gatewayRssPeak };
   } finally {
     rmSync(out, { force: true });
     rmSync(copy, { force: true });
+  }
+}
+
+/** Seconds to fetch `file` from a bare Node HTTP server (a stream of it, nothing else) into `target`. */
+async function bareHttpFetch(file: string, target: string): Promise<number> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(target));
+    return (performance.now() - started) / 1000;
+  } finally {
+    server.close();
   }
 }
 
@@ -258,7 +282,8 @@ async function main(): Promise<void> {
     const mibs = (b: number, sec: number) => (b / 1024 / 1024 / sec).toFixed(1);
     console.log(
       `rejected rows: ${r.rejected.toLocaleString('en')} rows, ${(r.bytes / 1024 / 1024).toFixed(1)} MiB streamed in ${r.seconds.toFixed(2)} s ` +
-        `(${mibs(r.bytes, r.seconds)} MiB/s; disk to disk copy of the same bytes ${mibs(r.bytes, r.copySeconds)} MiB/s); ` +
+        `(${mibs(r.bytes, r.seconds)} MiB/s; the same bytes copied disk to disk ${mibs(r.bytes, r.copySeconds)} MiB/s, ` +
+        `from a bare Node HTTP server ${mibs(r.bytes, r.bareHttpSeconds)} MiB/s); ` +
         `gateway RSS ${r.gatewayRssBefore.toFixed(0)} → peak ${r.gatewayRssPeak.toFixed(0)} MiB`,
     );
   }

@@ -5,6 +5,7 @@ import { AUTH_INVALIDATION_SUBJECT, AuthInvalidation } from '@dc/contracts';
 import { AppConfig, loadConfigOrExit } from '@dc/config';
 import { createLogger, installRuntimePatches, Logger, logRuntimePatches, metricsAccess, NestPinoLogger, onShutdownSignal, warnOfMissingNodeArgs } from '@dc/observability';
 import { createRedis, NatsBus, PayloadStore } from '@dc/transport';
+import { createStorage } from '@dc/storage';
 import type { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +85,7 @@ async function run(options: GatewayOptions): Promise<void> {
       bytes: config.idempotency.maxBytesPerKey,
     }),
     metrics,
+    storage: createStorage(config),
   };
 
   // API keys guard /public/v1 only: the upload route under /public/uploads is authorised by its signed URL.

@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@dc/config';
 import type { Logger } from '@dc/observability';
+import type { ObjectStorage } from '@dc/storage';
 import { Authenticator } from './auth/authenticator';
 import { OperatorTokenGuard } from './auth/operator-token.guard';
 import { CoreClient } from './core-client/core-client';
@@ -16,7 +17,7 @@ import { PUBLIC_CONTROLLERS } from './public';
 import { RateLimitPolicy } from './rate-limit/rate-limit.policy';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { PublicRouteGuard } from './routes/public-route.guard';
-import { CONFIG, LOGGER } from './tokens';
+import { CONFIG, LOGGER, STORAGE } from './tokens';
 
 export interface GatewayDependencies {
   config: AppConfig;
@@ -26,6 +27,8 @@ export interface GatewayDependencies {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   metrics: GatewayMetrics;
+  /** Read only: the rejected-rows files the importer stores (the upload route writes through its own). */
+  storage: ObjectStorage;
 }
 
 function shared(deps: GatewayDependencies) {
@@ -37,6 +40,7 @@ function shared(deps: GatewayDependencies) {
     { provide: RateLimiter, useValue: deps.rateLimiter },
     { provide: IdempotencyStore, useValue: deps.idempotency },
     { provide: GatewayMetrics, useValue: deps.metrics },
+    { provide: STORAGE, useValue: deps.storage },
     { provide: APP_FILTER, useClass: AppExceptionFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ];

@@ -11,6 +11,7 @@ import { Importer } from './importer';
 import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
 import { ImportsProcessor } from './imports.processor';
 import { ImportsRepository } from './imports.repository';
+import { RejectedRowsFile } from './finishing/rejected-rows-file';
 import { ImportMerger } from './merging/import-merger';
 import { ImporterMetrics } from './metrics/importer-metrics';
 import { MergeRepository } from './merging/merge.repository';
@@ -54,6 +55,7 @@ export class ImporterModule {
         FileReader,
         MergeRepository,
         ImportMerger,
+        RejectedRowsFile,
         RunImportUseCase,
         ImportsProcessor,
         ImportRecovery,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ColumnMappingDto, ImportMode } from '@dc/contracts';
 import { ImportLimits } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
+import type { RejectedRow } from '@dc/imports';
 import type { StoredFile } from '@dc/storage';
 import { ImportCancelled } from './import-errors';
 import { inTransaction, rows, Session } from './sql-session';
@@ -187,6 +188,31 @@ export class ImportsRepository {
    */
   async analyze(session: Session): Promise<void> {
     await session.query('SELECT refresh_import_statistics(false)');
+  }
+
+  /** What the rejected-rows file is made of: the file's header and delimiter, and whether a row was refused; null once the file is stored. */
+  async rejectedRowsToStore(session: Session, id: string): Promise<{ header: string[]; delimiter: string; any: boolean } | null> {
+    const [row] = await rows<{ header: string[] | null; delimiter: string | null; any: boolean }>(
+      session,
+      `SELECT i.header, i.delimiter, EXISTS (SELECT 1 FROM import_rejected_rows r WHERE r.import_id = i.id) AS any
+       FROM imports i WHERE i.id = $1 AND i.rejected_rows_file IS NULL`,
+      [id],
+    );
+    return row ? { header: row.header ?? [], delimiter: row.delimiter ?? ',', any: row.any } : null;
+  }
+
+  /** The import's refused rows after `afterRow`, in file order, at most `limit` (their primary key's order). */
+  async rejectedRows(session: Session, id: string, afterRow: number, limit: number): Promise<RejectedRow[]> {
+    return rows<RejectedRow>(
+      session,
+      `SELECT row_number AS "rowNumber", source, error_column AS "errorColumn", error_message AS "errorMessage"
+       FROM import_rejected_rows WHERE import_id = $1 AND row_number > $2 ORDER BY row_number LIMIT $3`,
+      [id, afterRow, limit],
+    );
+  }
+
+  async recordRejectedRowsFile(session: Session, id: string, key: string): Promise<void> {
+    await session.query('UPDATE imports SET rejected_rows_file = $2, updated_at = now() WHERE id = $1', [id, key]);
   }
 
   async deleteStaging(session: Session, id: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { ObjectStorage } from '@dc/storage';
 import {
   ImportCancelled, ImportFileError, ImportInterrupted, isDataError, isFileError, NothingToReplaceError, OrganizationBusy,
 } from './import-errors';
+import { RejectedRowsFile } from './finishing/rejected-rows-file';
 import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
 import { ImportRecord, ImportsRepository } from './imports.repository';
 import { ImportMerger } from './merging/import-merger';
@@ -60,6 +61,7 @@ export class RunImportUseCase {
     private readonly reader: FileReader,
     private readonly merger: ImportMerger,
     private readonly fairness: ImportFairness,
+    private readonly rejectedRows: RejectedRowsFile,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -126,6 +128,8 @@ export class RunImportUseCase {
     }
     const finished = (await this.imports.load(control, imp.id)) ?? imp;
     if (!imp.dryRun && finished.written >= this.config.imports.analyzeAfterRows) await this.imports.analyze(control);
+    // Before the completion: a client that sees the import completed finds the file stored.
+    await this.rejectedRows.store(control, imp);
     await this.imports.deleteStaging(control, imp.id);
     await this.imports.complete(control, imp.id);
     await this.releaseFile(control, imp);

@@ -1,6 +1,8 @@
 import { csvOptions } from '@dc/imports';
-import { createTenant, csvLine, getRejectedRows, identityMapping, OperatorClient, Stack, Tenant } from '@dc/testing';
+import { createTenant, csvLine, getRejectedRows, identityMapping, OperatorClient, Stack, Tenant, withDatabase } from '@dc/testing';
 import { parse } from 'csv-parse/sync';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ImportClient, newPortfolio, startImportStack } from './import-kit';
 
 /**
@@ -115,17 +117,43 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
     expect((await getRejectedRows(stack.publicUrl, tenant.key, again.id)).text).toBe(`\uFEFF${[...HEADER, 'error_row', 'error_column', 'error_message'].join(';')}\r\n`);
   }, 120_000);
 
-  it('thousands of rejected rows stream whole, over several pages, in a tab-delimited file', async () => {
-    const pf = await newPortfolio(operator, tenant.organizationId);
+  it('thousands of rejected rows stream whole, tab-delimited: from the file stored when the import completed, or paged from the table when it failed', async () => {
     const header = ['identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1'];
-    const lines = [header, ...Array.from({ length: 2500 }, (_, i) => [`N${i}`, 'dni', `T${i}`, i % 2 ? '+34 600 000 000' : `bad ${'x'.repeat(500)}`])];
-    const done = await client.load(pf, `${lines.map((l) => l.join('\t')).join('\n')}\n`, identityMapping(header));
-    expect({ created: done.created, errors: done.errors }).toEqual({ created: 1250, errors: 1250 });
-    const res = await getRejectedRows(stack.publicUrl, tenant.key, done.id);
-    const [first, ...rejected] = parse(res.text, csvOptions('\t')) as string[][];
-    expect(first).toEqual([...header, 'error_row', 'error_column', 'error_message']);
-    expect(rejected.map((r) => r[0])).toEqual(Array.from({ length: 1250 }, (_, k) => `N${k * 2}`));
-    expect(rejected.map((r) => Number(r[4]))).toEqual(Array.from({ length: 1250 }, (_, k) => k * 2 + 2));
+    const csv = (rows: string[][]) => `${[header, ...rows].map((l) => l.join('\t')).join('\n')}\n`;
+    const bad = (i: number) => [`N${i}`, 'dni', `T${i}`, `bad ${'x'.repeat(500)}`];
+    const good = (i: number) => [`N${i}`, 'dni', `T${i}`, '+34 600 000 000'];
+    const rejectedOf = async (id: string) => {
+      const res = await getRejectedRows(stack.publicUrl, tenant.key, id);
+      expect(res.status).toBe(200);
+      const [first, ...rejected] = parse(res.text, csvOptions('\t')) as string[][];
+      expect(first).toEqual([...header, 'error_row', 'error_column', 'error_message']);
+      expect(new Set(rejected.map((r) => r[5]))).toEqual(new Set(['phone_1']));
+      return { text: res.text, names: rejected.map((r) => r[0]), rows: rejected.map((r) => Number(r[4])) };
+    };
+    const recorded = (id: string) =>
+      withDatabase(stack.databaseUrl, async (c) => (await c.query(
+        'SELECT rejected_rows_file AS file, (SELECT count(*)::int FROM import_rejected_rows WHERE import_id = $1) AS rows FROM imports WHERE id = $1', [id],
+      )).rows[0]);
+
+    // Completed: the importer stored the file once; the gateway streams those bytes (the rows stay in the table too).
+    const pf = await newPortfolio(operator, tenant.organizationId);
+    const done = await client.load(pf, csv(Array.from({ length: 2500 }, (_, i) => (i % 2 ? good(i) : bad(i)))), identityMapping(header));
+    expect({ status: done.status, created: done.created, errors: done.errors }).toEqual({ status: 'completed', created: 1250, errors: 1250 });
+    expect(await recorded(done.id)).toEqual({ file: `portfolios/${pf}/imports/${done.id}-rejected-rows.csv`, rows: 1250 });
+    const stored = await rejectedOf(done.id);
+    expect(stored.names).toEqual(Array.from({ length: 1250 }, (_, k) => `N${k * 2}`));
+    expect(stored.rows).toEqual(Array.from({ length: 1250 }, (_, k) => k * 2 + 2));
+    expect(stored.text).toBe(readFileSync(path.join(stack.storageDir, 'portfolios', pf, 'imports', `${done.id}-rejected-rows.csv`), 'utf8'));
+
+    // Failed (a replace that refused every row): no file; the table's rows, a page of 1,000 at a time.
+    const failed = await client.load(pf, csv(Array.from({ length: 2500 }, (_, i) => bad(i))), identityMapping(header), 'replace');
+    expect({ status: failed.status, errors: failed.errors }).toEqual({ status: 'failed', errors: 2500 });
+    expect(await recorded(failed.id)).toEqual({ file: null, rows: 2500 });
+    const paged = await rejectedOf(failed.id);
+    expect(paged.rows).toEqual(Array.from({ length: 2500 }, (_, k) => k + 2));
+    // Rendered alike: the completed import's lines are the failed one's for the same records.
+    const lines = (text: string) => text.split('\r\n');
+    expect(lines(stored.text)[1]).toBe(lines(paged.text)[1]);
   }, 120_000);
 
   it("404 for another organization's import, an unknown or a malformed id; a read key is enough", async () => {

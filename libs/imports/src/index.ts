@@ -5,3 +5,4 @@ export * from './import-job';
 export * from './spreadsheet-safety';
 export * from './suggest-mapping';
 export * from './file-head';
+export * from './rejected-rows-file';

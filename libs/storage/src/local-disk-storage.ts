@@ -92,6 +92,13 @@ export class LocalDiskStorage implements ObjectStorage {
     return handle.createReadStream();
   }
 
+  async put(key: string, body: Readable): Promise<StoredFile> {
+    await this.write(key, body, Number.MAX_SAFE_INTEGER);
+    const stored = await this.stat(key);
+    if (!stored) throw new StoredFileNotFoundError(key);
+    return stored;
+  }
+
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }

@@ -49,6 +49,11 @@ export interface ObjectStorage {
    * StoredFileChangedError when `expected` is given and the stored bytes are no longer those.
    */
   openRead(key: string, expected?: StoredFile): Promise<Readable>;
+  /**
+   * Stores `body` under `key`, whole or not at all: a reader sees the previous file or the new one
+   * (the importer's rejected-rows files; clients' uploads use `uploadTarget`). Never held in memory.
+   */
+  put(key: string, body: Readable): Promise<StoredFile>;
   /** Removes the file; no error when it does not exist. */
   delete(key: string): Promise<void>;
   /** Readiness: the directory is writable / the bucket is reachable. */

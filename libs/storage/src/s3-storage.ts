@@ -3,12 +3,19 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { StorageConfig } from '@dc/config';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectStorage, StoredFile, UploadTarget, UploadTargetOptions } from './object-storage';
 import { StoredFileChangedError, StoredFileNotFoundError } from './storage-errors';
 import { assertStorageKey } from './storage-key';
@@ -87,6 +94,25 @@ export class S3Storage implements ObjectStorage {
       if (isNotFound(err)) throw new StoredFileNotFoundError(key);
       if (isPreconditionFailed(err)) throw new StoredFileChangedError(key);
       throw err;
+    }
+  }
+
+  /**
+   * One PUT, whose length S3 needs first: the body is spooled to a temporary file (os.tmpdir(), an
+   * emptyDir in Kubernetes), then sent from it. S3 stores an object whole or not at all.
+   */
+  async put(key: string, body: Readable): Promise<StoredFile> {
+    assertStorageKey(key);
+    const spool = path.join(tmpdir(), `dc-put-${randomBytes(8).toString('hex')}`);
+    try {
+      await pipeline(body, createWriteStream(spool, { flags: 'wx' }));
+      const { size } = await stat(spool);
+      const put = await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(spool), ContentLength: size, ContentType: 'text/csv' }),
+      );
+      return { sizeBytes: size, version: put.ETag ?? '' };
+    } finally {
+      await rm(spool, { force: true });
     }
   }
 

@@ -40,6 +40,16 @@ describe('LocalDiskStorage', () => {
     expect(await filesUnder(storage.dir)).toEqual([KEY]);
   });
 
+  it('puts a stream of any size (the rejected-rows files) whole, then stats and streams it back', async () => {
+    const key = 'portfolios/pf_1/imports/imp_1-rejected-rows.csv';
+    const lines = Array.from({ length: 2_000 }, (_, i) => `row ${i},${'x'.repeat(500)}\r\n`);
+    const stored = await storage.put(key, Readable.from(lines));
+    expect(stored).toEqual({ sizeBytes: lines.join('').length, version: expect.any(String) });
+    expect(await storage.stat(key)).toEqual(stored);
+    expect(await text(await storage.openRead(key, stored))).toBe(lines.join(''));
+    expect(await filesUnder(storage.dir)).toEqual([key]);
+  });
+
   it('reads the file as it was checked, or refuses it once another upload replaced it, same size included', async () => {
     await storage.write(KEY, Readable.from([Buffer.from('one\n')]), 1_000);
     const checked = await storage.stat(KEY);

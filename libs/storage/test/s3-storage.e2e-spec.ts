@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { InvalidStorageKeyError, StoredFileChangedError, StoredFileNotFoundError, UploadTarget } from '../src';
 import { S3Storage, S3StorageOptions } from '../src/s3-storage';
@@ -133,6 +135,18 @@ describe('S3Storage against an S3-compatible server (s3rver)', () => {
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('Policy expired');
     expect(await storage.stat(key)).toBeNull();
+  });
+
+  it('puts a stream (the rejected-rows files) as one object, leaving no spool file behind', async () => {
+    const key = 'portfolios/pf_s3/imports/imp_1-rejected-rows.csv';
+    const lines = Array.from({ length: 2_000 }, (_, i) => `row ${i},${'x'.repeat(500)}\r\n`);
+    const spools = async () => (await readdir(tmpdir())).filter((f) => f.startsWith('dc-put-'));
+    const before = await spools();
+    const stored = await storage.put(key, Readable.from(lines));
+    expect(stored).toEqual({ sizeBytes: Buffer.byteLength(lines.join('')), version: expect.any(String) });
+    expect(await storage.stat(key)).toEqual(stored);
+    expect((await readAll(await storage.openRead(key, stored))).toString()).toBe(lines.join(''));
+    expect(await spools()).toEqual(before);
   });
 
   it('deletes; a missing key stats null, opens as not found and deletes quietly', async () => {

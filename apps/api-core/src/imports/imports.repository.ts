@@ -2,20 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, ColumnMappingDto, ImportMode, ImportView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
 import { reachablePortfolioSql } from '../reach/reach.repository';
+import type { RejectedRow } from '@dc/imports';
 import type { StoredFile } from '@dc/storage';
 import { storageKeyOf } from './storage-key';
 
 /** An import as its SQL returns it: the ImportView, timestamps still Date. */
 type ImportRow = Stored<ImportView, 'createdAt' | 'updatedAt' | 'startedAt' | 'finishedAt'>;
-
-/** One refused row of an import, as the importer recorded it. */
-export interface RejectedRow {
-  rowNumber: number;
-  /** Its cells as they were in the file. */
-  source: string[];
-  errorColumn: string;
-  errorMessage: string;
-}
 
 /** An uploads row as enqueue checks it. */
 export interface IssuedUpload {
@@ -141,13 +133,13 @@ export class ImportsRepository {
     return row?.mapping ?? null;
   }
 
-  /** How the import's file was written (its delimiter and header) when its portfolio is within the key's reach. */
-  async findReachableDialect(auth: AuthContext, id: string): Promise<{ delimiter: string; header: string[] } | null> {
-    const [row] = await this.db.prepared<{ delimiter: string | null; header: string[] | null }>(Prisma.sql`
-      SELECT i.delimiter, i.header
+  /** How the import's file was written (its delimiter and header), and its stored rejected-rows file, when its portfolio is within the key's reach. */
+  async findReachableDialect(auth: AuthContext, id: string): Promise<{ delimiter: string; header: string[]; file: string | null } | null> {
+    const [row] = await this.db.prepared<{ delimiter: string | null; header: string[] | null; file: string | null }>(Prisma.sql`
+      SELECT i.delimiter, i.header, i.rejected_rows_file AS file
       FROM imports i JOIN portfolios p ON p.id = i.portfolio_id
       WHERE i.id = ${id} AND ${reachablePortfolioSql(auth)}`);
-    return row ? { delimiter: row.delimiter ?? ',', header: row.header ?? [] } : null;
+    return row ? { delimiter: row.delimiter ?? ',', header: row.header ?? [], file: row.file } : null;
   }
 
   /** The import's rejected rows after `afterRow`, in file order, at most `limit` (their primary key's order). */

@@ -4,14 +4,15 @@ import {
   PreviewImportInput, RejectedRowsPage, RejectedRowsPageInput,
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
-import { checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHead, readHeader, suggestMapping } from '@dc/imports';
+import {
+  checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHead, readHeader, rejectedRowLine, rejectedRowsHeader, suggestMapping,
+} from '@dc/imports';
 import { currentRequestId, type Logger } from '@dc/observability';
 import { StoredFileChangedError, type ObjectStorage, type StoredFile } from '@dc/storage';
 import type { Queue } from 'bullmq';
 import { LookupsRepository } from '../shared/lookups.repository';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
 import { ImportsRepository, IssuedUpload } from './imports.repository';
-import { rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
 
 /** A page of the rejected-rows file: at most this many rows, and no row once this many characters are in it. */
 const REJECTED_PAGE_ROWS = 1_000;
@@ -171,18 +172,21 @@ export class ImportsService {
 
   /**
    * A page of the import's rejected-rows file (docs/imports.md): the header line first, then the
-   * refused rows after `afterRow`, each as it was in the file with why. The gateway streams the pages.
+   * refused rows after `afterRow`, each as it was in the file with why. The gateway streams the pages;
+   * or, asked for the first page of an import that completed, the file the importer stored then
+   * (its rows stay in the table too, so a reading begun before the completion ends as it began).
    */
   async rejectedRows(auth: AuthContext, { id, afterRow }: RejectedRowsPageInput): Promise<RejectedRowsPage> {
     const dialect = await this.imports.findReachableDialect(auth, id);
     if (!dialect) throw AppError.notFound('import');
+    if (afterRow === 0 && dialect.file) return { text: '', nextAfterRow: null, file: dialect.file };
     const rows = await this.imports.rejectedRows(id, afterRow, REJECTED_PAGE_ROWS);
     let text = afterRow === 0 ? rejectedRowsHeader(dialect.header, dialect.delimiter) : '';
     let taken = 0;
     // At least one row a page, however long it is.
     while (taken < rows.length && (taken === 0 || text.length < REJECTED_PAGE_CHARS)) text += rejectedRowLine(rows[taken++], dialect.header, dialect.delimiter);
     const more = taken < rows.length || rows.length === REJECTED_PAGE_ROWS;
-    return { text, nextAfterRow: more ? rows[taken - 1].rowNumber : null };
+    return { text, nextAfterRow: more ? rows[taken - 1].rowNumber : null, file: null };
   }
 
   async get(auth: AuthContext, id: string): Promise<ImportView> {

@@ -157,14 +157,18 @@ export class ImportMerger {
    */
   async dryRun(session: Session, imp: ImportRecord, progress: ReadMergeProgress, rejections: Session): Promise<void> {
     await this.repository.prepare(session);
-    await this.repository.refreshStatistics(session);
     await this.repository.forgetRejections(rejections, imp.id);
     const total = emptyTotal();
+    let analyzed = false;
     await session.query('BEGIN');
     try {
       await this.repository.lockPortfolio(session, imp.portfolioId, this.config.imports.statementTimeoutMs);
       if (imp.mode === 'replace') total.deleted = await this.repository.softDeletePortfolio(session, imp.portfolioId);
       for await (const chunk of this.stagedChunks(progress)) {
+        // As a real run, once its first chunk is staged (so the staging table's statistics know this
+        // import); from the other session: an ANALYZE in this transaction would hold its lock until the rollback.
+        if (!analyzed) await this.repository.refreshStatistics(rejections);
+        analyzed = true;
         const range = { importId: imp.id, portfolioId: imp.portfolioId, ...chunk };
         const started = performance.now();
         const { plan, outcome, statements, ms } = await this.plan(session, imp, range);

@@ -125,6 +125,25 @@ const PHONES = `
  * UPDATE … FROM over import_rows, never a statement per row. Every statement of a chunk runs in the
  * transaction that holds the portfolio's lock (ImportMerger).
  */
+/**
+ * Mode add: the live debtor this import created for each document (the lowest id), $1 the import,
+ * $2/$3 the documents' types and numbers. Key by key: each table is read only in a LATERAL subquery
+ * keyed by the row before it (OFFSET 0 keeps the planner from flattening them into one join it
+ * could reorder), so the plan is index lookups per key whatever the statistics say. A dry run's
+ * transaction is where they lie (docs/adr/0049): they show none of the debtors it wrote, and a
+ * plain join hashed those "few" debtors against every row staged so far, or walked the debtors'
+ * primary key for each key — per chunk, so a dry add of 1,000,000 rows took 1.92× the real run
+ * (the plan is tested in test/merge-lookup-plans.e2e-spec.ts).
+ */
+export const CREATED_BY_DOCUMENT_SQL = `SELECT DISTINCT ON (k.t, k.n) k.t, k.n, d.id, d.o
+  FROM unnest($2::text[], $3::text[]) AS k(t, n)
+  CROSS JOIN LATERAL (
+    SELECT s.new_debtor_id FROM import_rows s
+    WHERE s.import_id = $1 AND s.identity_document_type = k.t AND s.identity_document_number = k.n OFFSET 0) AS s
+  CROSS JOIN LATERAL (
+    SELECT d.id, d.compliance_opt_out AS o FROM debtors d WHERE d.id = s.new_debtor_id AND d.deleted_at IS NULL OFFSET 0) AS d
+  ORDER BY k.t, k.n, d.id`;
+
 @Injectable()
 export class MergeRepository {
   constructor(private readonly tombstones: ErasureTombstones) {}
@@ -178,16 +197,7 @@ export class MergeRepository {
     const byDocument = !documents.size
       ? []
       : ownDebtorsOnly
-        ? await rows<{ t: string; n: string; id: string; o: boolean }>(
-            session,
-            `SELECT DISTINCT ON (s.identity_document_type, s.identity_document_number)
-               s.identity_document_type AS t, s.identity_document_number AS n, d.id, d.compliance_opt_out AS o
-             FROM unnest($2::text[], $3::text[]) AS k(t, n)
-             JOIN import_rows s ON s.import_id = $1 AND s.identity_document_type = k.t AND s.identity_document_number = k.n
-             JOIN debtors d ON d.id = s.new_debtor_id AND d.deleted_at IS NULL
-             ORDER BY s.identity_document_type, s.identity_document_number, d.id`,
-            [range.importId, types, numbers],
-          )
+        ? await rows<{ t: string; n: string; id: string; o: boolean }>(session, CREATED_BY_DOCUMENT_SQL, [range.importId, types, numbers])
         : await rows<{ t: string; n: string; id: string; o: boolean }>(
             session,
             `SELECT DISTINCT ON (d.identity_document_type, d.identity_document_number)

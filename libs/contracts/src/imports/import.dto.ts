@@ -179,4 +179,9 @@ export interface RejectedRowsPage {
   text: string;
   /** The row to ask after for the next page; null: this was the last. */
   nextAfterRow: number | null;
+  /**
+   * The storage key of the whole file, once the import completed (the importer wrote it then): the
+   * gateway streams it from storage instead, and `text` is empty. Null while the import runs or when it failed.
+   */
+  file: string | null;
 }

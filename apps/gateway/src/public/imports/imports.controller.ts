@@ -1,13 +1,15 @@
-import { Body, Controller, Param } from '@nestjs/common';
+import { Body, Controller, Inject, Param } from '@nestjs/common';
 import { IMPORT_DEFAULTS } from '@dc/config';
 import {
   AppError, EnqueueImportDto, IMPORT_FIELDS, IMPORT_MODES, ImportLimits, ImportsRpc, ImportUploadUrlDto, isId, PAYMENT_METHODS,
   PreviewImportDto, RejectedRowsPage, REQUIRED_DEBT_FIELDS, REQUIRED_IMPORT_FIELDS, REQUIRED_PAYMENT_FIELDS,
 } from '@dc/contracts';
+import type { ObjectStorage } from '@dc/storage';
 import { Readable } from 'node:stream';
 import { Caller } from '../../core-client/caller.decorator';
 import { CoreClient, CoreReply, PublicCaller } from '../../core-client/core-client';
 import { PublicRoute } from '../../routes/public-route.decorator';
+import { STORAGE } from '../../tokens';
 
 const GUIDE = 'The whole flow, the CSV format and the rules of each field and mode: docs/imports.md.';
 
@@ -74,7 +76,10 @@ const PAYMENTS =
 
 @Controller()
 export class ImportsController {
-  constructor(private readonly core: CoreClient) {}
+  constructor(
+    private readonly core: CoreClient,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+  ) {}
 
   @PublicRoute({
     method: 'POST',
@@ -199,8 +204,10 @@ export class ImportsController {
   async rejectedRows(@Param('id') id: string, @Caller() caller: PublicCaller) {
     if (!isId('imp', id)) throw AppError.notFound('import');
     // The first page before the headers: a 404 is still an answer of its own.
-    const first = await this.core.send(ImportsRpc.rejectedRows, caller, { id, afterRow: 0 });
-    return new CoreReply(200, Readable.from(this.pages(caller, id, first.body.data)), {
+    const first = (await this.core.send(ImportsRpc.rejectedRows, caller, { id, afterRow: 0 })).body.data;
+    // A completed import's file, written once by the importer, streams from storage at the disk's pace.
+    const body = first.file ? await this.storage.openRead(first.file) : Readable.from(this.pages(caller, id, first));
+    return new CoreReply(200, body, {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="${id}-rejected-rows.csv"`,
     });

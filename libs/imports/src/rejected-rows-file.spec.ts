@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { csvOptions, unneutraliseCell } from '@dc/imports';
+import { csvOptions } from './csv-dialect';
+import { unneutraliseCell } from './spreadsheet-safety';
 import { rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
 
 describe('the rejected-rows file', () => {

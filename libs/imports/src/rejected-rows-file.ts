@@ -1,7 +1,18 @@
-import { csvRecordLine } from '@dc/imports';
+import { csvRecordLine } from './spreadsheet-safety';
 
 /** The columns the rejected-rows file adds after the file's own (docs/imports.md). */
 export const REJECTION_COLUMNS = ['error_row', 'error_column', 'error_message'] as const;
+
+/** One refused row of an import, as the importer recorded it (import_rejected_rows). */
+export interface RejectedRow {
+  rowNumber: number;
+  /** Its cells as they were in the file. */
+  source: readonly string[];
+  /** The header names of the columns at fault, joined by "; " (empty: the record as a whole). */
+  errorColumn: string;
+  /** Every message of the row, joined by "; ". */
+  errorMessage: string;
+}
 
 /** A UTF-8 byte order mark first: spreadsheets then read accents right (the importer ignores it). */
 const BOM = '\uFEFF';
@@ -27,7 +38,7 @@ export function rejectedRowsHeader(header: readonly string[], delimiter: string)
  * neutralised (csvRecordLine).
  */
 export function rejectedRowLine(
-  row: { rowNumber: number; source: readonly string[]; errorColumn: string; errorMessage: string },
+  row: RejectedRow,
   header: readonly string[],
   delimiter: string,
 ): string {
