@@ -156,6 +156,29 @@ describe('imports: the rejected rows as a file to fix and load again', () => {
     expect(lines(stored.text)[1]).toBe(lines(paged.text)[1]);
   }, 120_000);
 
+  it('rows of hundreds of KiB each: every one, in order, over pages bounded by their size, from the stored file and from the table', async () => {
+    const header = ['identity_first_name', 'identity_document_type', 'identity_document_number', 'phone_1'];
+    const big = (i: number) => [`N${i}`, 'dni', `B${i}`, `bad ${String(i).repeat(100)}${'y'.repeat(400 * 1024)}`];
+    const csv = (rows: string[][]) => `${[header, ...rows].map((l) => l.join(',')).join('\n')}\n`;
+    const refused = Array.from({ length: 14 }, (_, i) => big(i));
+    const expectAll = async (id: string, rowNumbers: number[]) => {
+      const res = await getRejectedRows(stack.publicUrl, tenant.key, id);
+      expect(res.status).toBe(200);
+      const [, ...rejected] = parse(res.text, csvOptions(',')) as string[][];
+      expect(rejected.map((r) => r[0])).toEqual(refused.map((r) => r[0]));
+      expect(rejected.map((r) => r[3])).toEqual(refused.map((r) => r[3]));
+      expect(rejected.map((r) => Number(r[4]))).toEqual(rowNumbers);
+    };
+    const pf = await newPortfolio(operator, tenant.organizationId);
+    // 5.6 MiB refused: two pages of the importer's file (4 MiB), six of api-core's (1 MiB).
+    const done = await client.load(pf, csv([...refused, ['Ok', 'dni', 'OK1', '+34 600 000 000']]), identityMapping(header));
+    expect({ status: done.status, created: done.created, errors: done.errors }).toEqual({ status: 'completed', created: 1, errors: 14 });
+    await expectAll(done.id, refused.map((_, i) => i + 2));
+    const failed = await client.load(pf, csv(refused), identityMapping(header), 'replace');
+    expect({ status: failed.status, errors: failed.errors }).toEqual({ status: 'failed', errors: 14 });
+    await expectAll(failed.id, refused.map((_, i) => i + 2));
+  }, 120_000);
+
   it("404 for another organization's import, an unknown or a malformed id; a read key is enough", async () => {
     const pf = await newPortfolio(operator, tenant.organizationId);
     const done = await client.load(pf, file([ok(1, { phone_1: 'bad' })]), identityMapping(HEADER));

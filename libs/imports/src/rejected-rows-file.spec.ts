@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { csvOptions } from './csv-dialect';
 import { unneutraliseCell } from './spreadsheet-safety';
-import { rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
+import { nextRejectedRowsPage, rejectedRowLine, rejectedRowsHeader } from './rejected-rows-file';
 
 describe('the rejected-rows file', () => {
   it('the header as it was, a BOM first, then the rejection columns, in the file\'s delimiter', () => {
@@ -28,5 +28,23 @@ describe('the rejected-rows file', () => {
       .toBe('Ana,,2,DNI,DNI: is required\r\n');
     // A header that only ends like one keeps its columns.
     expect(rejectedRowsHeader(['error_column', 'error_message'], ',')).toBe('\uFEFFerror_column,error_message,error_row,error_column,error_message\r\n');
+  });
+
+  describe('paging the refused rows', () => {
+    const bounds = { rows: 3, bytes: 1_000 };
+    const rows = (...numbers: number[]) => numbers.map((rowNumber) => ({ rowNumber, source: ['x'], errorColumn: 'a', errorMessage: 'a: bad' }));
+
+    it('goes on after the last row kept when the row bound was reached', () => {
+      expect(nextRejectedRowsPage(rows(2, 5, 9), 3, bounds)).toBe(9);
+    });
+
+    it('goes on after the last row kept when the byte bound left some of those read out', () => {
+      expect(nextRejectedRowsPage(rows(2), 2, bounds)).toBe(2);
+    });
+
+    it('ends when fewer than the row bound were read and all were kept, or none was left', () => {
+      expect(nextRejectedRowsPage(rows(2, 5), 2, bounds)).toBeNull();
+      expect(nextRejectedRowsPage([], 0, bounds)).toBeNull();
+    });
   });
 });

@@ -14,6 +14,25 @@ export interface RejectedRow {
   errorMessage: string;
 }
 
+/**
+ * A page of refused rows as a repository reads it (by primary key, after a row): at most `rows` rows
+ * and, past the first, none once the page's cells and messages pass `bytes` — a row may be a whole
+ * record of 1 MiB (ImportLimits.maxRecordBytes), so a count alone bounds nothing.
+ */
+export interface RejectedRowsPageBounds {
+  rows: number;
+  bytes: number;
+}
+
+/**
+ * Where the next page starts, or null when this one was the last: `fetched` rows were read under the
+ * row bound, `rows` of them kept under the byte bound.
+ */
+export function nextRejectedRowsPage(rows: readonly RejectedRow[], fetched: number, bounds: RejectedRowsPageBounds): number | null {
+  const more = rows.length < fetched || fetched === bounds.rows;
+  return more && rows.length ? rows[rows.length - 1].rowNumber : null;
+}
+
 /** A UTF-8 byte order mark first: spreadsheets then read accents right (the importer ignores it). */
 const BOM = '\uFEFF';
 

@@ -5,7 +5,8 @@ import {
 } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import {
-  checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHead, readHeader, rejectedRowLine, rejectedRowsHeader, suggestMapping,
+  checkMapping, CsvFileError, IMPORT_JOB_NAME, IMPORT_JOB_OPTIONS, importJobPriority, readHead, readHeader, nextRejectedRowsPage, rejectedRowLine, rejectedRowsHeader, suggestMapping,
+  type RejectedRowsPageBounds,
 } from '@dc/imports';
 import { currentRequestId, type Logger } from '@dc/observability';
 import { StoredFileChangedError, type ObjectStorage, type StoredFile } from '@dc/storage';
@@ -14,9 +15,8 @@ import { LookupsRepository } from '../shared/lookups.repository';
 import { CONFIG, IMPORT_QUEUE, LOGGER, STORAGE } from '../tokens';
 import { ImportsRepository, IssuedUpload } from './imports.repository';
 
-/** A page of the rejected-rows file: at most this many rows, and no row once this many characters are in it. */
-const REJECTED_PAGE_ROWS = 1_000;
-const REJECTED_PAGE_CHARS = 1024 * 1024;
+/** A page of the rejected-rows file: at most 1,000 rows, and about 1 MiB of their cells (one NATS message). */
+const REJECTED_PAGE: RejectedRowsPageBounds = { rows: 1_000, bytes: 1024 * 1024 };
 
 /** The content type the upload must declare (signed into S3's URL, checked by the gateway's upload route). */
 export const UPLOAD_CONTENT_TYPE = 'text/csv';
@@ -180,13 +180,10 @@ export class ImportsService {
     const dialect = await this.imports.findReachableDialect(auth, id);
     if (!dialect) throw AppError.notFound('import');
     if (afterRow === 0 && dialect.file) return { text: '', nextAfterRow: null, file: dialect.file };
-    const rows = await this.imports.rejectedRows(id, afterRow, REJECTED_PAGE_ROWS);
+    const { rows, fetched } = await this.imports.rejectedRows(id, afterRow, REJECTED_PAGE);
     let text = afterRow === 0 ? rejectedRowsHeader(dialect.header, dialect.delimiter) : '';
-    let taken = 0;
-    // At least one row a page, however long it is.
-    while (taken < rows.length && (taken === 0 || text.length < REJECTED_PAGE_CHARS)) text += rejectedRowLine(rows[taken++], dialect.header, dialect.delimiter);
-    const more = taken < rows.length || rows.length === REJECTED_PAGE_ROWS;
-    return { text, nextAfterRow: more ? rows[taken - 1].rowNumber : null, file: null };
+    for (const row of rows) text += rejectedRowLine(row, dialect.header, dialect.delimiter);
+    return { text, nextAfterRow: nextRejectedRowsPage(rows, fetched, REJECTED_PAGE), file: null };
   }
 
   async get(auth: AuthContext, id: string): Promise<ImportView> {

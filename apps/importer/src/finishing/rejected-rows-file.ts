@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { rejectedRowLine, rejectedRowsHeader } from '@dc/imports';
+import { nextRejectedRowsPage, rejectedRowLine, rejectedRowsHeader, type RejectedRowsPageBounds } from '@dc/imports';
 import type { ObjectStorage } from '@dc/storage';
 import { Readable } from 'node:stream';
 import { STORAGE } from '../importer.tokens';
 import { ImportRecord, ImportsRepository } from '../imports.repository';
 import type { Session } from '../sql-session';
 
-/** Refused rows read and rendered at a time: a few MiB at most in memory. */
-const PAGE_ROWS = 5_000;
+/** Refused rows read and rendered at a time: a few MiB in memory, whatever the records' size. */
+const PAGE: RejectedRowsPageBounds = { rows: 5_000, bytes: 4 * 1024 * 1024 };
 
 /** Where an import's rejected-rows file is stored: beside its portfolio's uploads. */
 export function rejectedRowsKey(imp: Pick<ImportRecord, 'id' | 'portfolioId'>): string {
@@ -39,13 +39,12 @@ export class RejectedRowsFile {
   /** The file's text: its header line, then a page of rendered rows at a time. */
   private async *lines(session: Session, importId: string, header: string[], delimiter: string): AsyncGenerator<string> {
     yield rejectedRowsHeader(header, delimiter);
-    for (let after = 0; ; ) {
-      const rows = await this.imports.rejectedRows(session, importId, after, PAGE_ROWS);
+    for (let after: number | null = 0; after !== null; ) {
+      const { rows, fetched } = await this.imports.rejectedRows(session, importId, after, PAGE);
       let text = '';
       for (const row of rows) text += rejectedRowLine(row, header, delimiter);
       if (text) yield text;
-      if (rows.length < PAGE_ROWS) return;
-      after = rows[rows.length - 1].rowNumber;
+      after = nextRejectedRowsPage(rows, fetched, PAGE);
     }
   }
 }
