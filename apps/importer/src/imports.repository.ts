@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ColumnMappingDto, ImportMode } from '@dc/contracts';
 import { ImportLimits } from '@dc/contracts';
 import { Database, Prisma } from '@dc/database';
-import type { RejectedRow, RejectedRowsPageBounds } from '@dc/imports';
+import { rejectedRowsPageStatement, type RejectedRow, type RejectedRowsPageBounds } from '@dc/imports';
 import type { StoredFile } from '@dc/storage';
 import { ImportCancelled } from './import-errors';
 import { inTransaction, rows, Session } from './sql-session';
@@ -201,23 +201,11 @@ export class ImportsRepository {
     return row ? { header: row.header ?? [], delimiter: row.delimiter ?? ',', any: row.any } : null;
   }
 
-  /**
-   * The import's refused rows after `afterRow`, in file order (their primary key's), within `bounds`;
-   * `fetched`: how many the row bound read (as api-core's page of them).
-   */
+  /** A page of the import's refused rows (rejectedRowsPageStatement). */
   async rejectedRows(session: Session, id: string, afterRow: number, bounds: RejectedRowsPageBounds): Promise<{ rows: RejectedRow[]; fetched: number }> {
-    const page = await rows<RejectedRow & { fetched: number }>(
-      session,
-      `SELECT "rowNumber", source, "errorColumn", "errorMessage", fetched::int
-       FROM (SELECT p.*, sum(p.size) OVER (ORDER BY p."rowNumber") AS bytes, row_number() OVER (ORDER BY p."rowNumber") AS n, count(*) OVER () AS fetched
-         FROM (SELECT row_number AS "rowNumber", source, error_column AS "errorColumn", error_message AS "errorMessage",
-             octet_length(array_to_string(source, '')) + octet_length(error_message) AS size
-           FROM import_rejected_rows WHERE import_id = $1 AND row_number > $2 ORDER BY row_number LIMIT $3) AS p) AS q
-       WHERE q.bytes <= $4 OR q.n = 1
-       ORDER BY "rowNumber"`,
-      [id, afterRow, bounds.rows, bounds.bytes],
-    );
-    return { rows: page, fetched: page[0]?.fetched ?? 0 };
+    const page = rejectedRowsPageStatement(id, afterRow, bounds);
+    const found = await rows<RejectedRow & { fetched: number }>(session, page.text, page.values);
+    return { rows: found, fetched: found[0]?.fetched ?? 0 };
   }
 
   async recordRejectedRowsFile(session: Session, id: string, key: string): Promise<void> {

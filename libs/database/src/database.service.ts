@@ -133,7 +133,7 @@ export class Database implements Transactions {
    * (measured: +27 % throughput on keyset pages). The name is derived from the SQL text, so every distinct text (each
    * combination of optional filters) is its own statement with its own cached plan.
    */
-  async prepared<T extends QueryResultRow>(query: Prisma.Sql): Promise<T[]> {
+  async prepared<T extends QueryResultRow>(query: SqlStatement): Promise<T[]> {
     return (await this.pool.query<T>(this.preparedConfig(query, false))).rows;
   }
 
@@ -153,7 +153,7 @@ export class Database implements Transactions {
    * `{ ...config, binary, types }` 9 µs slower per query (a micro-benchmark of one-row reads).
    * `binary` (every result column in binary format) is missing from @types/pg's QueryConfig.
    */
-  private preparedConfig(query: Prisma.Sql, bytes: boolean): QueryConfig & { binary: boolean } {
+  private preparedConfig(query: SqlStatement, bytes: boolean): QueryConfig & { binary: boolean } {
     const text = query.text;
     const binary = bytes && binaryColumnsReadAsBytes();
     const types = binary ? BYTES_FOR_BINARY_COLUMNS : bytes ? BYTES_FROM_TEXT_COLUMNS : undefined;

@@ -25,6 +25,25 @@ export interface RejectedRowsPageBounds {
 }
 
 /**
+ * The page after `afterRow` within `bounds`, in file order (the primary key's), for pg as it is
+ * (`text`, `values`): each row, and `fetched` — how many the row bound read before the byte bound
+ * kept the first ones (nextRejectedRowsPage). A windowed sum over the LIMIT's rows, so the database
+ * reads one page's rows, not the rest of the import's.
+ */
+export function rejectedRowsPageStatement(importId: string, afterRow: number, bounds: RejectedRowsPageBounds): { text: string; values: unknown[] } {
+  return {
+    text: `SELECT "rowNumber", source, "errorColumn", "errorMessage", fetched::int
+      FROM (SELECT p.*, sum(p.size) OVER (ORDER BY p."rowNumber") AS bytes, row_number() OVER (ORDER BY p."rowNumber") AS n, count(*) OVER () AS fetched
+        FROM (SELECT row_number AS "rowNumber", source, error_column AS "errorColumn", error_message AS "errorMessage",
+            octet_length(array_to_string(source, '')) + octet_length(error_message) AS size
+          FROM import_rejected_rows WHERE import_id = $1 AND row_number > $2 ORDER BY row_number LIMIT $3) AS p) AS q
+      WHERE q.bytes <= $4 OR q.n = 1
+      ORDER BY "rowNumber"`,
+    values: [importId, afterRow, bounds.rows, bounds.bytes],
+  };
+}
+
+/**
  * Where the next page starts, or null when this one was the last: `fetched` rows were read under the
  * row bound, `rows` of them kept under the byte bound.
  */

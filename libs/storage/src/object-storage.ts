@@ -50,8 +50,8 @@ export interface ObjectStorage {
    */
   openRead(key: string, expected?: StoredFile): Promise<Readable>;
   /**
-   * Stores `body` under `key`, whole or not at all: a reader sees the previous file or the new one
-   * (the importer's rejected-rows files; clients' uploads use `uploadTarget`). Never held in memory.
+   * Stores `body` under `key` as `text/csv`, whole or not at all: a reader sees the previous file or
+   * the new one (the importer's rejected-rows files; clients' uploads use `uploadTarget`). Never held in memory.
    */
   put(key: string, body: Readable): Promise<StoredFile>;
   /** Removes the file; no error when it does not exist. */

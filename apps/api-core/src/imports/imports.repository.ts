@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuthContext, ColumnMappingDto, ImportMode, ImportView } from '@dc/contracts';
 import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
 import { reachablePortfolioSql } from '../reach/reach.repository';
-import type { RejectedRow, RejectedRowsPageBounds } from '@dc/imports';
+import { rejectedRowsPageStatement, type RejectedRow, type RejectedRowsPageBounds } from '@dc/imports';
 import type { StoredFile } from '@dc/storage';
 import { storageKeyOf } from './storage-key';
 
@@ -142,20 +142,10 @@ export class ImportsRepository {
     return row ? { delimiter: row.delimiter ?? ',', header: row.header ?? [], file: row.file } : null;
   }
 
-  /**
-   * The import's refused rows after `afterRow`, in file order (their primary key's), within `bounds`;
-   * `fetched`: how many the row bound read (as the importer's page of them).
-   */
+  /** A page of the import's refused rows (rejectedRowsPageStatement). */
   async rejectedRows(id: string, afterRow: number, bounds: RejectedRowsPageBounds): Promise<{ rows: RejectedRow[]; fetched: number }> {
-    const page = await this.db.prepared<RejectedRow & { fetched: number }>(Prisma.sql`
-      SELECT "rowNumber", source, "errorColumn", "errorMessage", fetched::int
-      FROM (SELECT p.*, sum(p.size) OVER (ORDER BY p."rowNumber") AS bytes, row_number() OVER (ORDER BY p."rowNumber") AS n, count(*) OVER () AS fetched
-        FROM (SELECT row_number AS "rowNumber", source, error_column AS "errorColumn", error_message AS "errorMessage",
-            octet_length(array_to_string(source, '')) + octet_length(error_message) AS size
-          FROM import_rejected_rows WHERE import_id = ${id} AND row_number > ${afterRow} ORDER BY row_number LIMIT ${bounds.rows}) AS p) AS q
-      WHERE q.bytes <= ${bounds.bytes} OR q.n = 1
-      ORDER BY "rowNumber"`);
-    return { rows: page, fetched: page[0]?.fetched ?? 0 };
+    const found = await this.db.prepared<RejectedRow & { fetched: number }>(rejectedRowsPageStatement(id, afterRow, bounds));
+    return { rows: found, fetched: found[0]?.fetched ?? 0 };
   }
 
   /** The import when its portfolio is within the key's reach (reach/reach.repository.ts). */
