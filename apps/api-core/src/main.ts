@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { API_CORE_QUEUE_GROUP, IMPORTS_QUEUE, ImportJob } from '@dc/contracts';
 import { bullPrefix, loadConfigOrExit } from '@dc/config';
-import { Database } from '@dc/database';
+import { Database, ReadRouter, RedisWritePositions } from '@dc/database';
 import { createLogger, currentDeadline, HealthServer, installRuntimePatches, logRuntimePatches, metricsAccess, metricsSourceOf, NestPinoLogger, onShutdownSignal, warnOfMissingNodeArgs } from '@dc/observability';
 import { createStorage } from '@dc/storage';
 import { createRedis, NatsBus, NatsRpcServer, PayloadStore } from '@dc/transport';
@@ -40,6 +40,13 @@ async function main(): Promise<void> {
   // Both connections use api-core's NATS user (docs/adr/0026): it may publish only auth.invalidate and its answers.
   const bus = await NatsBus.connect({ ...config.nats, name: 'api-core-publisher', service: 'api-core', payloads });
   const metrics = new CoreMetrics();
+  // Public reads on the replicas with read-your-writes (docs/adr/0050): each API key's last write
+  // position in Redis, shared by every replica of api-core and the importer.
+  const replicas = config.database.replicas;
+  const writePositions = replicas.urls.length ? new RedisWritePositions(redis, config.redis.keyPrefix, ReadRouter.rememberWritesMs(replicas)) : null;
+  const reads = ReadRouter.open(database, replicas, poolSize, { ...timeouts, deadline: currentDeadline }, writePositions, metrics);
+  await reads.start();
+  if (replicas.urls.length) logger.info({ replicas: reads.describe() }, 'read replicas');
   const server = new NatsRpcServer({
     ...config.nats,
     service: 'api-core',
@@ -54,7 +61,7 @@ async function main(): Promise<void> {
   metrics.readInFlightFrom(() => server.requestsInFlight);
   const gate = new PostgresGate(() => database.ping(), server, logger, config.apiCore.postgresProbeIntervalMs, config.database.connectTimeoutMs + 1_000);
   await gate.check(); // unreachable now: do not join the queue group at all
-  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, bus, storage, importQueue, metrics }), {
+  const app = await NestFactory.createMicroservice(AppModule.register({ config, logger, database, reads, bus, storage, importQueue, metrics }), {
     strategy: server,
     logger: new NestPinoLogger(logger),
   });
@@ -83,6 +90,7 @@ async function main(): Promise<void> {
     gate.stop();
     await app.close(); // stops taking requests, waits for those taken to be answered, closes NATS
     await bus.drain();
+    await reads.stop();
     await database.close();
     redis.disconnect();
     await importQueue.close();

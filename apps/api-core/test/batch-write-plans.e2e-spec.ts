@@ -1,5 +1,5 @@
 import { BatchDebtorDto, ErasureTombstones } from '@dc/contracts';
-import { Database, Prisma } from '@dc/database';
+import { Database, Prisma, ReadRouter } from '@dc/database';
 import { createTestDatabase, insertOrganization } from '@dc/testing';
 import { Client } from 'pg';
 import { batchKeys, prepareItems } from '../src/debtor-batch/batch-plan';
@@ -64,7 +64,7 @@ describe('debtor batch statements are index-driven', () => {
     await admin.connect();
     await insertOrganization(admin, 'org_plans', ['pf_plans_a', 'pf_plans_b']);
     db = new Database(testDb.appUrl, 2);
-    repository = new DebtorBatchRepository(db, tombstones);
+    repository = new DebtorBatchRepository(db, tombstones, ReadRouter.primaryOnly(db));
     // Another portfolio's rows: ten times the batch, so a full scan is what a join would pick.
     for (let n = 0; n < OTHER_PORTFOLIO_DEBTORS; n += 500) await runBatch('pf_plans_b', debtors(`b${n}`, 500));
   });

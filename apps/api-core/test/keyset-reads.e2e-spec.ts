@@ -1,5 +1,5 @@
 import { AuthContext } from '@dc/contracts';
-import { Database } from '@dc/database';
+import { Database, ReadRouter } from '@dc/database';
 import { createTestDatabase } from '@dc/testing';
 import { Client } from 'pg';
 import { reachableDebtorsSql, DebtorsRepository } from '../src/debtors/debtors.repository';
@@ -106,8 +106,8 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   });
 
   it('a small organization\'s calls and payments pages never walk a large organization\'s rows', async () => {
-    const calls = new CallsRepository(database);
-    const payments = new PaymentsRepository(database);
+    const calls = new CallsRepository(database, ReadRouter.primaryOnly(database));
+    const payments = new PaymentsRepository(database, ReadRouter.primaryOnly(database));
     for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
       for (const sql of [callsPageSql(A, {}, null, 51), paymentsPageSql(A, {}, null, 51)]) {
         // 31 rows of A among 3,000 of B: a scan of the primary key filtered by organization reads ~100 times more.
@@ -120,7 +120,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   });
 
   it('debtor page walks return every readable debtor of the organization exactly once, in id order', async () => {
-    const repo = new DebtorsRepository(database);
+    const repo = new DebtorsRepository(database, ReadRouter.primaryOnly(database));
     expect(await walk((after) => repo.listReachable(A, {}, after, 51))).toEqual(aDebtors);
     expect(await walk((after) => repo.listReachable({ ...A, portfolioIds: ['pf_a2'] }, {}, after, 51))).toEqual(smallPortfolioDebtors);
     const settled = aDebtors.filter((d) => Number(d.slice(4)) % 10 === 0);
@@ -129,7 +129,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   });
 
   it('debt page walks return every readable debt exactly once; by-id reads respect reach', async () => {
-    const repo = new DebtsRepository(database);
+    const repo = new DebtsRepository(ReadRouter.primaryOnly(database));
     expect(await walk(async (after) => (await repo.listReachable(A, {}, after, 51)).rows)).toEqual(aDebtors.map((d) => `debt_${d.slice(4)}`));
     expect((await repo.findReachable(A, id('debt', 6)))?.debtorId).toBe(id('dbt', 6));
     expect(await repo.findReachable(A, id('debt', 3))).toBeNull(); // organization B's
@@ -137,7 +137,7 @@ describe('keyset reads (debtors, debts): cost independent of depth and of other 
   });
 
   it('by-id debtor reads: own organization only, never deleted or erased', async () => {
-    const repo = new DebtorsRepository(database);
+    const repo = new DebtorsRepository(database, ReadRouter.primaryOnly(database));
     expect(JSON.parse(String((await repo.findReachable(A, id('dbt', 6)))?.json ?? '{}')).contactInfoPhoneNumbers).toHaveLength(1);
     expect(await repo.findReachable(A, id('dbt', 3))).toBeNull();
     expect(await repo.findReachable(A, id('dbt', 2))).toBeNull();

@@ -2,13 +2,13 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ErasureTombstones, IMPORTS_QUEUE } from '@dc/contracts';
 import { bullPrefix, type AppConfig } from '@dc/config';
-import { Database } from '@dc/database';
+import { Database, type WritePositions } from '@dc/database';
 import { IMPORT_JOB_OPTIONS } from '@dc/imports';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import type { Redis } from 'ioredis';
 import { Importer } from './importer';
-import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
+import { CONFIG, LOGGER, STORAGE, WRITE_POSITIONS } from './importer.tokens';
 import { ImportsProcessor } from './imports.processor';
 import { ImportsRepository } from './imports.repository';
 import { RejectedRowsFile } from './finishing/rejected-rows-file';
@@ -31,6 +31,8 @@ export interface ImporterDependencies {
   queueConnection: Redis;
   storage: ObjectStorage;
   metrics: ImporterMetrics;
+  /** Each API key's last write position, for read-your-writes on replicas (docs/adr/0050); null without replicas. */
+  writePositions: WritePositions | null;
 }
 
 @Module({})
@@ -49,6 +51,7 @@ export class ImporterModule {
         { provide: STORAGE, useValue: deps.storage },
         { provide: Database, useValue: deps.database },
         { provide: ImporterMetrics, useValue: deps.metrics },
+        { provide: WRITE_POSITIONS, useValue: deps.writePositions },
         { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         ImportsRepository,
         StagingRepository,

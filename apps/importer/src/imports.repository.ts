@@ -216,11 +216,17 @@ export class ImportsRepository {
     await session.query('DELETE FROM import_rows WHERE import_id = $1', [id]);
   }
 
-  async complete(session: Session, id: string): Promise<void> {
-    await session.query(
-      `UPDATE imports SET status = 'completed', phase = 'done', finished_at = now(), updated_at = now() WHERE id = $1 AND status = 'processing'`,
-      [id],
-    );
+  /**
+   * Done. On the pool rather than the control session (which still holds the import's lock), so the
+   * WAL position of the commit comes back in the same round trip (`lsn`), with the API key that
+   * enqueued the import: its reads wait for a replica that shows the import's rows (docs/adr/0050).
+   */
+  async complete(id: string): Promise<{ apiKeyId: string | null; lsn: string }> {
+    const { result, lsn } = await this.database.preparedCommitted<{ apiKeyId: string }>(Prisma.sql`
+      UPDATE imports SET status = 'completed', phase = 'done', finished_at = now(), updated_at = now()
+      WHERE id = ${id} AND status = 'processing'
+      RETURNING (SELECT u.api_key_id FROM uploads u WHERE u.id = imports.upload_id) AS "apiKeyId"`);
+    return { apiKeyId: result[0]?.apiKeyId ?? null, lsn };
   }
 
   /**

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@dc/config';
-import { Database } from '@dc/database';
+import { Database, type WritePositions } from '@dc/database';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
 import {
   ImportCancelled, ImportFileError, ImportInterrupted, isDataError, isFileError, NothingToReplaceError, OrganizationBusy,
 } from './import-errors';
 import { RejectedRowsFile } from './finishing/rejected-rows-file';
-import { CONFIG, LOGGER, STORAGE } from './importer.tokens';
+import { CONFIG, LOGGER, STORAGE, WRITE_POSITIONS } from './importer.tokens';
 import { ImportRecord, ImportsRepository } from './imports.repository';
 import { ImportMerger } from './merging/import-merger';
 import { ReadMergeProgress } from './read-merge-progress';
@@ -65,6 +65,7 @@ export class RunImportUseCase {
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(WRITE_POSITIONS) private readonly writePositions: WritePositions | null,
   ) {}
 
   /** How the run ended: the import completed, failed (its file), or had already ended (`skipped`). */
@@ -131,7 +132,11 @@ export class RunImportUseCase {
     // Before the completion: a client that sees the import completed finds the file stored.
     await this.rejectedRows.store(control, imp);
     await this.imports.deleteStaging(control, imp.id);
-    await this.imports.complete(control, imp.id);
+    const done = await this.imports.complete(imp.id);
+    // Before the job ends: the key that polls for the end reads its rows wherever it reads (docs/adr/0050).
+    if (done.apiKeyId && this.writePositions) {
+      await this.writePositions.recordWrite(done.apiKeyId, done.lsn).catch((err: Error) => this.logger.warn({ err: err.message, importId: imp.id }, 'write position of the completed import not recorded'));
+    }
     await this.releaseFile(control, imp);
     this.logger.info(
       { importId: imp.id, mode: imp.mode, dryRun: imp.dryRun, rows: finished.checkpointRow - 1, written: finished.written, reconciled, ms: Math.round(performance.now() - started) },

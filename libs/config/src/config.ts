@@ -68,6 +68,8 @@ export interface AppConfig {
      * unknown on the next (docs/adr/0033).
      */
     preparedStatements: boolean;
+    /** Read replicas for the public reads, with read-your-writes (docs/adr/0050); none by default. */
+    replicas: ReplicaConfig;
   };
   redis: RedisConfig;
   /** Where the gateway keeps Idempotency-Key records: a Redis of its own, or the main one (docs/adr/0027). */
@@ -124,6 +126,18 @@ export interface RedisConfig {
   password?: string;
   /** With a rediss:// URL: the CA that signed the server's certificate (PEM), when not a public one. */
   tlsCa?: string;
+}
+
+/** DATABASE_REPLICA_*: the replicas api-core reads from (docs/adr/0050). */
+export interface ReplicaConfig {
+  /** DATABASE_REPLICA_URLS: comma-separated postgresql:// URLs, each with DATABASE_PASSWORD when it names none. */
+  urls: string[];
+  /** DATABASE_REPLICA_MAX_LAG_MS: a replica further behind leaves the rotation until it catches up. */
+  maxLagMs: number;
+  /** DATABASE_REPLICA_WAIT_MS: how long a key's read after its own write waits for a replica before the primary serves it. */
+  waitMs: number;
+  /** DATABASE_REPLICA_PROBE_MS: how often each replica's position and lag are measured. */
+  probeIntervalMs: number;
 }
 
 /** Postgres TLS with a CA of its own (PEM); `verifyHostname` false for sslmode=verify-ca. */
@@ -386,6 +400,7 @@ export function loadConfig(
       connectTimeoutMs: r.int('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
       preparedStatements: r.bool('DATABASE_PREPARED_STATEMENTS', true),
       ...databaseCredentials(r, nodeEnv, serviceName),
+      replicas: replicaConfig(r),
     },
     ...redisConfig(r, nodeEnv, serviceName),
     nats: natsConfig(r, nodeEnv, serviceName),
@@ -558,6 +573,35 @@ function databaseCredentials(r: Reader, nodeEnv: NodeEnv, serviceName: string): 
     r.problems.push('DATABASE_PASSWORD (or a password in DATABASE_URL) is required in production: the app role logs in with a password (docs/adr/0027)');
   }
   return { url, ...(ca ? { ssl: { ca, verifyHostname: sslMode !== 'verify-ca' } } : {}) };
+}
+
+/**
+ * DATABASE_REPLICA_*: each URL checked like DATABASE_URL and given DATABASE_PASSWORD when it names no
+ * password (the replicas have the primary's roles). The wait stays below the lag bound: a read never
+ * waits for a replica longer than one in rotation may lag.
+ */
+function replicaConfig(r: Reader): ReplicaConfig {
+  const password = r.string('DATABASE_PASSWORD', '');
+  const urls: string[] = [];
+  for (const [index, text] of r.string('DATABASE_REPLICA_URLS', '').split(',').map((u) => u.trim()).filter(Boolean).entries()) {
+    let parsed: URL;
+    try {
+      parsed = new URL(text);
+    } catch {
+      r.problems.push(`DATABASE_REPLICA_URLS: entry ${index + 1} is not a URL`);
+      continue;
+    }
+    if (parsed.protocol !== 'postgresql:' && parsed.protocol !== 'postgres:') {
+      r.problems.push(`DATABASE_REPLICA_URLS: entry ${index + 1} must be a postgresql:// URL (got ${parsed.protocol})`);
+      continue;
+    }
+    if (password && !parsed.password) parsed.password = encodeURIComponent(password);
+    urls.push(parsed.toString());
+  }
+  const maxLagMs = r.int('DATABASE_REPLICA_MAX_LAG_MS', 5_000, 100, 3_600_000);
+  const waitMs = r.int('DATABASE_REPLICA_WAIT_MS', 50, 0, 60_000);
+  if (waitMs > maxLagMs) r.problems.push(`DATABASE_REPLICA_WAIT_MS (${waitMs}) must not exceed DATABASE_REPLICA_MAX_LAG_MS (${maxLagMs})`);
+  return { urls, maxLagMs, waitMs, probeIntervalMs: r.int('DATABASE_REPLICA_PROBE_MS', 1_000, 50, 60_000) };
 }
 
 /**

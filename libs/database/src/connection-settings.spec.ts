@@ -1,4 +1,4 @@
-import { connectionSettings } from './database.service';
+import { connectionSettings } from './connection-settings';
 
 describe('connectionSettings (Postgres TLS, docs/adr/0027)', () => {
   it('uses the URL as it is without a CA: pg reads sslmode', () => {

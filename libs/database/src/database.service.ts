@@ -1,12 +1,13 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Client, Pool, QueryConfig, QueryResultRow } from 'pg';
-import { createHash } from 'node:crypto';
+import { Client, Pool, QueryResultRow } from 'pg';
 import { setFlagsFromString } from 'node:v8';
-import type { ConnectionOptions } from 'node:tls';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 import { beginStatement, SqlTransactionOptions } from './begin-statement';
-import { binaryColumnsReadAsBytes, BYTES_FOR_BINARY_COLUMNS, BYTES_FROM_TEXT_COLUMNS } from './binary-columns';
-import { DeadlinePool } from './deadline-pool';
+import { Committed, CURRENT_LSN_SQL, queryThenLsn } from './commit-lsn';
+import { SqlStatement } from './prepared-statements';
+import { openPool, ReadPool } from './read-pool';
+import { connectionSettings } from './connection-settings';
+export { connectionSettings };
 import { TransactionTimeoutError } from './transient-error';
 
 export { Prisma } from './generated/prisma/client';
@@ -20,11 +21,7 @@ export interface Transactions {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
-/** A statement of `sqlTransaction`: its text with `$n` placeholders and their values (a `Prisma.Sql` is one). */
-export interface SqlStatement {
-  readonly text: string;
-  readonly values: unknown[];
-}
+export type { SqlStatement } from './prepared-statements';
 
 /** A transaction run by `Database.sqlTransaction`: statements through `pg` on one pool connection. */
 export interface SqlTransaction {
@@ -42,6 +39,11 @@ export interface SessionOptions {
   lockTimeoutMs?: number;
   /** `application_name`, to tell the session apart in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * `pg`'s pipeline mode: queries issued together go out together, each with its own Sync (for
+   * `queryThenLsn`). Not for a session that runs COPY: pipeline mode refuses custom query classes.
+   */
+  pipeline?: boolean;
 }
 
 export interface DatabaseOptions {
@@ -57,27 +59,6 @@ export interface DatabaseOptions {
   ssl?: { ca: string; verifyHostname: boolean };
   /** false: `prepared()` sends unnamed statements (PgBouncer transaction pooling before 1.21, docs/adr/0033). */
   preparedStatements?: boolean;
-}
-
-/** URL parameters that would override an explicit `ssl` option in `pg` (the connection string wins there). */
-const URL_SSL_PARAMETERS = ['sslmode', 'ssl', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat'];
-
-/**
- * The `pg` connection settings of the pool and of sessions (docs/adr/0027): with a CA, TLS that
- * verifies the server's certificate against it (and its host name, unless sslmode=verify-ca);
- * `sslmode=disable` turns TLS off. Without a CA the URL is used as it is: `pg` reads `sslmode`
- * (require, verify-ca and verify-full all verify against the system's CAs).
- */
-export function connectionSettings(url: string, ssl?: DatabaseOptions['ssl']): { connectionString: string; ssl?: ConnectionOptions } {
-  if (!ssl) return { connectionString: url };
-  const parsed = new URL(url);
-  const mode = parsed.searchParams.get('sslmode');
-  for (const name of URL_SSL_PARAMETERS) parsed.searchParams.delete(name);
-  if (mode === 'disable') return { connectionString: parsed.toString() };
-  return {
-    connectionString: parsed.toString(),
-    ssl: { ca: ssl.ca, rejectUnauthorized: true, ...(ssl.verifyHostname ? {} : { checkServerIdentity: () => undefined }) },
-  };
 }
 
 /**
@@ -100,71 +81,50 @@ export function compileWasmWithLiftoffOnly(): void {
 export class Database implements Transactions {
   readonly client: PrismaClient;
   private readonly pool: Pool;
-  /** SQL text → statement name; bounded by the finite set of query shapes in the code. */
-  private readonly statementNames = new Map<string, string>();
+  /** `prepared` and `preparedBytes` on this pool; the primary's side of read routing (ReadRouter). */
+  readonly reads: ReadPool;
 
   constructor(
     private readonly url: string,
     poolSize: number,
     private readonly options: DatabaseOptions = {},
   ) {
-    this.pool = new DeadlinePool(
-      {
-        ...connectionSettings(url, options.ssl),
-        max: poolSize,
-        application_name: 'debt-collection',
-        // Sent as start-up parameters: every session of the pool has them (docs/adr/0014).
-        statement_timeout: options.statementTimeoutMs,
-        lock_timeout: options.lockTimeoutMs,
-        idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
-        connectionTimeoutMillis: options.connectTimeoutMs,
-      },
-      options.deadline,
-    );
-    // An idle connection lost (Postgres restarted or unreachable) is dropped by the pool; without a
-    // listener that 'error' event would end the process.
-    this.pool.on('error', () => undefined);
+    this.pool = openPool(url, poolSize, options);
+    this.reads = new ReadPool(this.pool, options);
     const transactionOptions = options.statementTimeoutMs ? { timeout: options.statementTimeoutMs, maxWait: options.connectTimeoutMs } : undefined;
     this.client = new PrismaClient({ adapter: new PrismaPg(this.pool), transactionOptions });
   }
 
-  /**
-   * Runs a query as a named prepared statement, planned once per connection and reused
-   * (measured: +27 % throughput on keyset pages). The name is derived from the SQL text, so every distinct text (each
-   * combination of optional filters) is its own statement with its own cached plan.
-   */
-  async prepared<T extends QueryResultRow>(query: SqlStatement): Promise<T[]> {
-    return (await this.pool.query<T>(this.preparedConfig(query, false))).rows;
+  /** A query's rows, as a named prepared statement on the primary (ReadPool.prepared). */
+  prepared<T extends QueryResultRow>(query: SqlStatement): Promise<T[]> {
+    return this.reads.prepared<T>(query);
+  }
+
+  /** `prepared` with every column read as bytes, on the primary (ReadPool.preparedBytes, docs/adr/0038). */
+  preparedBytes<T extends { [column in keyof T]: Buffer | null }>(query: SqlStatement): Promise<T[]> {
+    return this.reads.preparedBytes<T>(query);
   }
 
   /**
-   * `prepared`, with every column read as the bytes Postgres sent: a `text` column's value is its
-   * UTF-8 bytes (binary-columns.ts), never decoded into a string. For JSON Postgres serialised that
-   * goes into a reply as it is (docs/adr/0038). Without the runtime patch `pg-binary-columns` the
-   * same bytes come from text columns, decoded and encoded again; read only text and JSON columns
-   * here (another type's text differs from its binary format).
+   * `prepared` for a write that commits on its own (one statement, autocommit), with the WAL position
+   * after its commit read in the same round trip (queryThenLsn): what read-your-writes waits for.
    */
-  async preparedBytes<T extends { [column in keyof T]: Buffer | null }>(query: Prisma.Sql): Promise<T[]> {
-    return (await this.pool.query<QueryResultRow>(this.preparedConfig(query, true))).rows as T[];
-  }
-
-  /**
-   * The query's config, one object literal with all its fields: pg read a config built as
-   * `{ ...config, binary, types }` 9 µs slower per query (a micro-benchmark of one-row reads).
-   * `binary` (every result column in binary format) is missing from @types/pg's QueryConfig.
-   */
-  private preparedConfig(query: SqlStatement, bytes: boolean): QueryConfig & { binary: boolean } {
-    const text = query.text;
-    const binary = bytes && binaryColumnsReadAsBytes();
-    const types = binary ? BYTES_FOR_BINARY_COLUMNS : bytes ? BYTES_FROM_TEXT_COLUMNS : undefined;
-    // Behind a transaction-pooling PgBouncer each query may land on another server connection.
-    if (this.options.preparedStatements === false) return { text, values: query.values, binary, types };
-    let name = this.statementNames.get(text);
-    if (!name) {
-      name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-      this.statementNames.set(text, name);
+  async preparedCommitted<T extends QueryResultRow>(query: SqlStatement): Promise<Committed<T[]>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await queryThenLsn<T>(client, this.reads.statements.config(query, false));
+    } catch (err) {
+      broken = connectionLost(err);
+      throw err;
+    } finally {
+      client.release(broken);
     }
-    return { name, text, values: query.values, binary, types };
+  }
+
+  /** The primary's current WAL position (the replicas' lag is measured against it). */
+  async currentLsn(): Promise<string> {
+    return (await this.pool.query<{ lsn: string }>(CURRENT_LSN_SQL)).rows[0].lsn;
   }
 
   /**
@@ -185,6 +145,15 @@ export class Database implements Transactions {
    * unnamed (planned each time, as Prisma's are), so transaction pooling behind PgBouncer works.
    */
   async sqlTransaction<T>(fn: (tx: SqlTransaction) => Promise<T>, options: SqlTransactionOptions = {}): Promise<T> {
+    return (await this.runSqlTransaction(fn, options, false)).result;
+  }
+
+  /** `sqlTransaction`, with the WAL position after its commit read in the COMMIT's round trip (queryThenLsn). */
+  sqlTransactionCommitted<T>(fn: (tx: SqlTransaction) => Promise<T>, options: SqlTransactionOptions = {}): Promise<Committed<T>> {
+    return this.runSqlTransaction(fn, options, true) as Promise<Committed<T>>;
+  }
+
+  private async runSqlTransaction<T>(fn: (tx: SqlTransaction) => Promise<T>, options: SqlTransactionOptions, readLsn: boolean): Promise<{ result: T; lsn?: string }> {
     const timeoutMs = this.options.statementTimeoutMs;
     const client = await this.pool.connect();
     const expiresAt = timeoutMs ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY;
@@ -200,8 +169,11 @@ export class Database implements Transactions {
         query: async <R extends QueryResultRow>(query: SqlStatement) => (await run(query)).rows as R[],
         execute: async (query: SqlStatement) => (await run(query)).rowCount ?? 0,
       });
-      await client.query('COMMIT');
-      return result;
+      if (!readLsn) {
+        await client.query('COMMIT');
+        return { result };
+      }
+      return { result, lsn: (await queryThenLsn(client, { text: 'COMMIT' })).lsn };
     } catch (err) {
       await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
         broken = rollbackFailed;
@@ -226,6 +198,7 @@ export class Database implements Transactions {
       lock_timeout: options.lockTimeoutMs ?? this.options.lockTimeoutMs,
       idle_in_transaction_session_timeout: this.options.idleInTransactionTimeoutMs,
       connectionTimeoutMillis: this.options.connectTimeoutMs,
+      pipeline: options.pipeline ?? false,
     });
     client.on('error', () => undefined);
     await client.connect();
@@ -240,4 +213,9 @@ export class Database implements Transactions {
     await this.client.$disconnect();
     if (!this.pool.ended) await this.pool.end();
   }
+}
+
+/** An error after which the connection may be mid-message: discarded rather than handed back to the pool. */
+function connectionLost(err: unknown): Error | undefined {
+  return err instanceof Error && !('severity' in err) ? err : undefined;
 }

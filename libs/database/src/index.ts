@@ -9,3 +9,9 @@ export { isWriteConflict } from './write-conflict';
 // The generated Prisma client is gitignored, so Nx's project graph cannot see that this lib needs
 // @prisma/client, and an app's pruned package.json would lack it: this tracked type-only import shows it.
 export type { Decimal } from '@prisma/client/runtime/client';
+export * from './lsn';
+export { CURRENT_LSN_SQL, queryThenLsn } from './commit-lsn';
+export type { Committed } from './commit-lsn';
+export { ReadPool } from './read-pool';
+export * from './read-routing';
+export { RedisWritePositions } from './write-positions';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CallAnalysisDto, CallDirection, CallListItemView, CallStatus, CallView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
+import { Database, ReadRouter, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { EventEmission } from '../outbox/event-emission';
 import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql, outboxRowSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, reachablePortfolioSql, residual } from '../reach/reach.repository';
@@ -184,15 +184,19 @@ export function insertCallSql(call: NewCall, id: string, at: string, event: (Eve
 /** The only code that touches Prisma/SQL for calls. */
 @Injectable()
 export class CallsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** One keyset page (limit + 1 rows, id order) of the calls the key can reach. */
   async listReachable(auth: AuthContext, filter: CallListFilter, afterId: string | null, take: number): Promise<KeysetRows<CallListItemView>> {
-    return keysetRows((await this.db.prepared<CallItemRow>(callsPageSql(auth, filter, afterId, take))).map(isoDates));
+    return keysetRows((await this.reads.prepared<CallItemRow>(auth.apiKeyId, callsPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<CallView | null> {
-    const [row] = await this.db.prepared<CallRow>(callByIdSql(auth, id));
+    const [row] = await this.reads.prepared<CallRow>(auth.apiKeyId, callByIdSql(auth, id));
     return row ? toCallView(row) : null;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CampaignMetricsView, CampaignStatus, CampaignView } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
+import { Database, ReadRouter, isoDates, newId, Prisma, Stored } from '@dc/database';
 import { reachableKeysetPageSql, reachablePortfolioSql } from '../reach/reach.repository';
 
 export interface CampaignListFilter {
@@ -49,26 +49,32 @@ export function campaignByIdSql(auth: AuthContext, id: string): Prisma.Sql {
 /** The only code that touches Prisma/SQL for campaigns. */
 @Injectable()
 export class CampaignsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** One keyset page (limit + 1 rows, id order) of the campaigns the key can reach. */
   async listReachable(auth: AuthContext, filter: CampaignListFilter, afterId: string | null, take: number): Promise<CampaignRecord[]> {
-    return (await this.db.prepared<CampaignRow>(campaignsPageSql(auth, filter, afterId, take))).map(isoDates);
+    return (await this.reads.prepared<CampaignRow>(auth.apiKeyId, campaignsPageSql(auth, filter, afterId, take))).map(isoDates);
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<CampaignRecord | null> {
-    const [row] = await this.db.prepared<CampaignRow>(campaignByIdSql(auth, id));
+    const [row] = await this.reads.prepared<CampaignRow>(auth.apiKeyId, campaignByIdSql(auth, id));
     return row ? isoDates(row) : null;
   }
 
   /**
    * Metrics of every campaign of a page in ONE query, each in CampaignMetricsView's shape: call
    * counts per campaign, and promises taken in the campaign's calls grouped by currency (amounts of
-   * different currencies are never added). Campaigns without calls have no entry.
+   * different currencies are never added). Campaigns without calls have no entry. `apiKeyId`: a
+   * public read's, read where its campaigns were (docs/adr/0050); null: the operator's, on the primary.
    */
-  async metrics(campaignIds: string[]): Promise<Map<string, CampaignMetricsView>> {
+  async metrics(campaignIds: string[], apiKeyId: string | null): Promise<Map<string, CampaignMetricsView>> {
     if (!campaignIds.length) return new Map();
-    const rows = await this.db.prepared<CampaignMetricsView & { campaignId: string }>(Prisma.sql`
+    const read = <T extends object>(sql: Prisma.Sql) => (apiKeyId === null ? this.db.prepared<T>(sql) : this.reads.prepared<T>(apiKeyId, sql));
+    const rows = await read<CampaignMetricsView & { campaignId: string }>(Prisma.sql`
       WITH call_stats AS (
         SELECT campaign_id,
                count(*)::int AS calls_total,

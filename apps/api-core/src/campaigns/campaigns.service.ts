@@ -22,14 +22,14 @@ export class CampaignsService {
   async list(auth: AuthContext, query: ListCampaignsQueryDto): Promise<ListBody<CampaignView>> {
     const filter = { portfolioId: query.portfolioId, statuses: query.status };
     const rows = await this.campaigns.listReachable(auth, filter, query.cursor ?? null, query.limit + 1);
-    const metrics = await this.campaigns.metrics(rows.slice(0, query.limit).map((r) => r.id));
+    const metrics = await this.campaigns.metrics(rows.slice(0, query.limit).map((r) => r.id), auth.apiKeyId);
     return toPage(rows, query.limit, (row) => ({ ...row, metrics: metrics.get(row.id) ?? NO_METRICS }));
   }
 
   async get(auth: AuthContext, id: string): Promise<CampaignView> {
     const campaign = await this.campaigns.findReachable(auth, id);
     if (!campaign) throw AppError.notFound('campaign');
-    return this.withMetrics(campaign);
+    return this.withMetrics(campaign, auth.apiKeyId);
   }
 
   /** A draft campaign of the portfolio; it may not end before it starts. */
@@ -58,11 +58,12 @@ export class CampaignsService {
     assertCampaignTransition(current.status, body.to);
     const moved = await this.campaigns.transition(id, current.status, body.to);
     if (!moved) throw new AppError(ErrorCode.InvalidStateTransition, 'The campaign changed status meanwhile; read it and retry.');
-    return this.withMetrics(moved);
+    return this.withMetrics(moved, null);
   }
 
-  private async withMetrics(campaign: CampaignRecord): Promise<CampaignView> {
-    const metrics = await this.campaigns.metrics([campaign.id]);
+  /** `apiKeyId`: the public read's (where its campaign was read); null: the operator's. */
+  private async withMetrics(campaign: CampaignRecord, apiKeyId: string | null): Promise<CampaignView> {
+    const metrics = await this.campaigns.metrics([campaign.id], apiKeyId);
     return { ...campaign, metrics: metrics.get(campaign.id) ?? NO_METRICS };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ErasureTombstones, type BatchDebtorDto, type IdPrefix } from '@dc/contracts';
-import { Database, isWriteConflict, newId, Prisma, type SqlStatement, type SqlTransaction } from '@dc/database';
+import { Database, isWriteConflict, ReadRouter, newId, Prisma, type SqlStatement, type SqlTransaction } from '@dc/database';
 import {
   batchLockStatements, DEBT_FIELDS, type DebtAlias, DEBTOR_FIELDS, DEBTOR_NATURAL_KEYS, type DebtorAlias, deleteEmailsSql, deleteUnlistedPhonesSql,
   erasedAmong, insertDebtorsSql, insertDebtsSql, insertEmailsSql, KEYED_ONLY_SETTINGS, OPT_OUT_THROUGH_BATCH, Params,
@@ -79,14 +79,21 @@ export class DebtorBatchRepository {
   constructor(
     private readonly db: Database,
     private readonly tombstones: ErasureTombstones,
+    private readonly reads: ReadRouter,
   ) {}
 
-  transaction<T>(fn: (tx: BatchTx) => Promise<T>): Promise<T> {
+  /**
+   * The batch's transaction. `writer`: the API key whose write it is; its commit's WAL position, read
+   * in the COMMIT's round trip, is recorded for that key's reads before this returns (docs/adr/0050).
+   */
+  async transaction<T>(fn: (tx: BatchTx) => Promise<T>, writer?: string): Promise<T> {
     // Through pg: its statements carry arrays of up to thousands of values (docs/adr/0034). Bounded
     // like every transaction by DATABASE_STATEMENT_TIMEOUT_MS (docs/adr/0014). No sequential scans:
     // every statement names its rows by key, so its cost follows the batch, not the tables
     // (docs/adr/0040).
-    return this.db.sqlTransaction((tx) => fn(new BatchTx(tx)), { settings: KEYED_ONLY_SETTINGS });
+    const { result, lsn } = await this.db.sqlTransactionCommitted((tx) => fn(new BatchTx(tx)), { settings: KEYED_ONLY_SETTINGS });
+    if (writer) await this.reads.wrote(writer, lsn);
+    return result;
   }
 
   /** Whether a failed attempt lost to a concurrent writer, so that the batch may run again (SQLSTATE and constraint). */

@@ -29,10 +29,11 @@ export class WriteDebtorBatchUseCase {
     const started = process.hrtime.bigint();
     for (let attempt = 1; ; attempt += 1) {
       try {
+        // The key's next read shows the batch wherever it runs (docs/adr/0050).
         const { plan, statements } = await this.repository.transaction(async (tx) => {
           const decided = await writeBatchIn(this.repository, tx, input.portfolioId, items, keys);
           return { plan: decided, statements: tx.statements };
-        });
+        }, auth.apiKeyId);
         this.logger.debug(
           { portfolioId: input.portfolioId, items: items.length, statements, attempt, sqlMs: Number(process.hrtime.bigint() - started) / 1e6 },
           'debtor batch written',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, DebtorStatus, DebtorView, ErasureScheme, JsonBytesRow } from '@dc/contracts';
-import { Database, isoTimestampSql, Prisma, Tx } from '@dc/database';
+import { Database, ReadRouter, isoTimestampSql, Prisma, Tx } from '@dc/database';
 import { reachableKeysetPageSql } from '../reach/reach.repository';
 
 export interface DebtorListFilter {
@@ -81,7 +81,11 @@ const EVENT_PERSONAL_KEYS = ['fromNumber', 'toNumber', 'analysis', 'reference'];
 /** The only SQL of debtors (reads, deletion, erasure); the sequences are DebtorsService's. */
 @Injectable()
 export class DebtorsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** Legacy (unsalted SHA-256) erasure tombstones, at most `take` of them. */
   legacyTombstones(take: number): Promise<{ portfolioId: string; hash: string }[]> {
@@ -99,11 +103,11 @@ export class DebtorsRepository {
 
   /** One keyset page (limit + 1 rows, id order) of the debtors the key can reach, each as its view's JSON. */
   listReachable(auth: AuthContext, filter: DebtorListFilter, afterId: string | null, take: number): Promise<JsonBytesRow[]> {
-    return this.db.preparedBytes<JsonBytesRow>(reachableDebtorsSql(auth, filter, afterId, take));
+    return this.reads.preparedBytes<JsonBytesRow>(auth.apiKeyId, reachableDebtorsSql(auth, filter, afterId, take));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<JsonBytesRow | null> {
-    const [row] = await this.db.preparedBytes<JsonBytesRow>(reachableDebtorsSql(auth, { id }, null, 1));
+    const [row] = await this.reads.preparedBytes<JsonBytesRow>(auth.apiKeyId, reachableDebtorsSql(auth, { id }, null, 1));
     return row ?? null;
   }
 

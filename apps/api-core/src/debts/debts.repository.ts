@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, DebtStatus, DebtView } from '@dc/contracts';
-import { Database, isoDates, Prisma, Stored } from '@dc/database';
+import { ReadRouter, isoDates, Prisma, Stored } from '@dc/database';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
 
 export interface DebtListFilter {
@@ -46,15 +46,16 @@ export function reachableDebtsSql(auth: AuthContext, filter: DebtListFilter & { 
 
 @Injectable()
 export class DebtsRepository {
-  constructor(private readonly db: Database) {}
+  /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+  constructor(private readonly reads: ReadRouter) {}
 
   /** One keyset page (limit + 1 rows, id order) of the debts the key can reach. */
   async listReachable(auth: AuthContext, filter: DebtListFilter, afterId: string | null, take: number): Promise<KeysetRows<DebtView>> {
-    return keysetRows((await this.db.prepared<DebtRow>(reachableDebtsSql(auth, filter, afterId, take))).map(isoDates));
+    return keysetRows((await this.reads.prepared<DebtRow>(auth.apiKeyId, reachableDebtsSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<DebtView | null> {
-    const [row] = await this.db.prepared<DebtRow>(reachableDebtsSql(auth, { id }, null, 1));
+    const [row] = await this.reads.prepared<DebtRow>(auth.apiKeyId, reachableDebtsSql(auth, { id }, null, 1));
     return row ? isoDates(row) : null;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PaymentSource, PaymentView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
+import { Database, ReadRouter, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { QueryResultRow } from 'pg';
 import type { EventEmission } from '../outbox/event-emission';
 import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
@@ -146,7 +146,11 @@ export function paymentContextOf(row: PaymentContextRow): PaymentContext {
 /** The only code that touches Prisma/SQL for payments. */
 @Injectable()
 export class PaymentsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /**
    * The registration's read (paymentContextSql); null when the portfolio is missing or outside the
@@ -161,13 +165,19 @@ export class PaymentsRepository {
 
   /**
    * The registration's write (insertPaymentSql), the payment's and its event's ids chosen here:
-   * the payment as stored and answered, or null when an earlier payment holds the externalId.
+   * the payment as stored and answered, or null when an earlier payment holds the externalId. On
+   * the pool, the WAL position of its commit is read in the same round trip and recorded for the
+   * reads of `writer`, the API key whose write it is, before this returns (docs/adr/0050); in the
+   * caller's transaction (`tx`), the caller commits.
    */
-  async insert(tx: SqlTransaction | null, draft: PaymentDraft): Promise<PaymentView | null> {
+  async insert(tx: SqlTransaction | null, draft: PaymentDraft, writer: string | null): Promise<PaymentView | null> {
     const payment: PaymentView = { id: newId('pay'), ...draft.payment };
     const event = draft.event && { id: newId('evt'), ...draft.event };
-    const [row] = await this.rows<{ inserted: number }>(tx, insertPaymentSql({ payment, currencyDerived: draft.currencyDerived, source: draft.source, event }));
-    return row.inserted === 1 ? payment : null;
+    const sql = insertPaymentSql({ payment, currencyDerived: draft.currencyDerived, source: draft.source, event });
+    if (tx) return (await tx.query<{ inserted: number }>(sql))[0].inserted === 1 ? payment : null;
+    const { result, lsn } = await this.db.preparedCommitted<{ inserted: number }>(sql);
+    if (writer) await this.reads.wrote(writer, lsn);
+    return result[0].inserted === 1 ? payment : null;
   }
 
   private rows<T extends QueryResultRow>(tx: SqlTransaction | null, sql: Prisma.Sql): Promise<T[]> {
@@ -180,11 +190,11 @@ export class PaymentsRepository {
    * every date-time of that day.
    */
   async listReachable(auth: AuthContext, filter: PaymentListFilter, afterId: string | null, take: number): Promise<KeysetRows<PaymentView>> {
-    return keysetRows((await this.db.prepared<PaymentRow>(paymentsPageSql(auth, filter, afterId, take))).map(isoDates));
+    return keysetRows((await this.reads.prepared<PaymentRow>(auth.apiKeyId, paymentsPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<PaymentView | null> {
-    const [row] = await this.db.prepared<PaymentRow>(paymentByIdSql(auth, id));
+    const [row] = await this.reads.prepared<PaymentRow>(auth.apiKeyId, paymentByIdSql(auth, id));
     return row ? isoDates(row) : null;
   }
 }

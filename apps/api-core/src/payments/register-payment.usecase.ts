@@ -75,7 +75,8 @@ export class RegisterPaymentUseCase {
       updatedAt: at,
     };
     const event = eventEmission(context.eventSource, context.organizationId);
-    const payment = await this.payments.insert(tx, { payment: draft, currencyDerived: !command.currency, source: command.source, event });
+    // A key's payment: its next read shows it wherever it runs (docs/adr/0050).
+    const payment = await this.payments.insert(tx, { payment: draft, currencyDerived: !command.currency, source: command.source, event }, command.auth?.apiKeyId ?? null);
     if (payment) return { payment, created: true };
 
     // A parallel first attempt committed meanwhile (only a non-null externalId can conflict).

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, CreatePortfolioDto, PortfolioView, UpdatePortfolioDto } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, Stored } from '@dc/database';
+import { Database, ReadRouter, isoDates, newId, Prisma, Stored } from '@dc/database';
 import { reachablePortfolioSql } from '../reach/reach.repository';
 
 /** A portfolio as its SQL returns it: the PortfolioView, timestamps still Date. */
@@ -40,12 +40,16 @@ function sentFields(input: UpdatePortfolioDto): { column: Prisma.Sql; value: Pri
 
 @Injectable()
 export class PortfoliosRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** One keyset page (limit + 1 rows, id order) of the portfolios the key can reach. */
   async listReachable(auth: AuthContext, afterId: string | null, take: number): Promise<PortfolioView[]> {
     const after = afterId === null ? Prisma.empty : Prisma.sql`AND p.id > ${afterId}`;
-    const rows = await this.db.prepared<PortfolioRow>(Prisma.sql`
+    const rows = await this.reads.prepared<PortfolioRow>(auth.apiKeyId, Prisma.sql`
       SELECT ${COLUMNS} FROM portfolios p
       WHERE ${reachablePortfolioSql(auth)} ${after}
       ORDER BY p.id LIMIT ${take}`);
@@ -53,7 +57,7 @@ export class PortfoliosRepository {
   }
 
   async findReachable(auth: AuthContext, id: string): Promise<PortfolioView | null> {
-    const [row] = await this.db.prepared<PortfolioRow>(Prisma.sql`
+    const [row] = await this.reads.prepared<PortfolioRow>(auth.apiKeyId, Prisma.sql`
       SELECT ${COLUMNS} FROM portfolios p
       WHERE p.id = ${id} AND ${reachablePortfolioSql(auth)}`);
     return row ? isoDates(row) : null;

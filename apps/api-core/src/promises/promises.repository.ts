@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthContext, PromiseStatus, PromiseView, WebhookEventType } from '@dc/contracts';
-import { Database, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
+import { Database, ReadRouter, isoDates, newId, Prisma, SqlTransaction, Stored } from '@dc/database';
 import type { EventEmission } from '../outbox/event-emission';
 import { EVENT_SOURCE_COLUMN, EventSource, outboxRowFromSql } from '../outbox/outbox.repository';
 import { KeysetKey, KeysetRows, keysetRows, reachableKeysetPageSql, residual } from '../reach/reach.repository';
@@ -83,11 +83,15 @@ export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, af
 /** The only code that touches Prisma/SQL for promises. */
 @Injectable()
 export class PromisesRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Public list and by-id reads: a replica, or the primary (docs/adr/0050). */
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** One keyset page (limit + 1 rows, id order) of the promises the key can reach. */
   async listReachable(auth: AuthContext, filter: PromiseListFilter, afterId: string | null, take: number): Promise<KeysetRows<PromiseView>> {
-    return keysetRows((await this.db.prepared<PromiseRow>(promisesPageSql(auth, filter, afterId, take))).map(isoDates));
+    return keysetRows((await this.reads.prepared<PromiseRow>(auth.apiKeyId, promisesPageSql(auth, filter, afterId, take))).map(isoDates));
   }
 
   /** The intake's read (promiseContextSql); null when the portfolio does not exist. */

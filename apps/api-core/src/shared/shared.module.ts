@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { AppConfig } from '@dc/config';
-import { Database } from '@dc/database';
+import { Database, ReadRouter } from '@dc/database';
 import { ErasureTombstones, type ImportJob } from '@dc/contracts';
 import type { Logger } from '@dc/observability';
 import type { ObjectStorage } from '@dc/storage';
@@ -22,6 +22,8 @@ export interface ApiCoreDependencies {
   importQueue: Queue<ImportJob>;
   /** Served on the health port; a private instance when not given (tests). */
   metrics?: CoreMetrics;
+  /** Where public reads run (docs/adr/0050); not given: all on `database`. */
+  reads?: ReadRouter;
 }
 
 /**
@@ -45,9 +47,10 @@ export class SharedModule {
         { provide: IMPORT_QUEUE, useValue: deps.importQueue },
         { provide: ErasureTombstones, useValue: new ErasureTombstones(deps.config.erasure.hmacKey) },
         { provide: CoreMetrics, useValue: deps.metrics ?? new CoreMetrics() },
+        { provide: ReadRouter, useValue: deps.reads ?? ReadRouter.primaryOnly(deps.database) },
         LookupsRepository,
       ],
-      exports: [CONFIG, LOGGER, Database, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, ErasureTombstones, LookupsRepository],
+      exports: [CONFIG, LOGGER, Database, ReadRouter, TRANSACTIONS, NatsBus, STORAGE, IMPORT_QUEUE, ErasureTombstones, LookupsRepository],
     };
   }
 }

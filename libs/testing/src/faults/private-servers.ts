@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -163,6 +163,28 @@ export class PrivatePostgres implements PrivateServer {
     }
     await pg.start();
     return pg;
+  }
+
+  /**
+   * A streaming replica of `primary` (docs/adr/0050): `pg_basebackup -R` of the primary (initdb's
+   * trust authentication admits replication connections from 127.0.0.1), on a free port of its own,
+   * hot standby, started. It has the primary's databases and roles (`url`, `appUrl` name the same ones).
+   */
+  static async replicaOf(primary: PrivatePostgres): Promise<PrivatePostgres> {
+    const base = mkdtempSync(path.join(tmpdir(), 'dc-replica-pg-'));
+    chmodSync(base, 0o755);
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      const { uid, gid } = userIds('postgres');
+      chownSync(base, uid, gid);
+    }
+    const dir = path.join(base, 'data');
+    const replica = new PrivatePostgres(await freePort(), dir);
+    await replica.run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dir, '-X', 'stream', '-R', '-c', 'fast']);
+    // -R wrote standby.signal and primary_conninfo; later lines win over the primary's port and socket directory.
+    appendFileSync(path.join(dir, 'postgresql.auto.conf'), [`port = ${replica.port}`, `unix_socket_directories = '${base}'`, 'hot_standby_feedback = on', ''].join('\n'));
+    await replica.start();
+    return replica;
   }
 
   get adminUrl(): string {
