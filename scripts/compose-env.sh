@@ -2,7 +2,8 @@
 # Prints a .env for docker-compose.yml with a fresh random value for every secret it requires:
 #   scripts/compose-env.sh > .env && chmod 600 .env
 # The stack runs with NODE_ENV=production, so the apps refuse placeholders and weak values
-# (libs/config); compose itself refuses to start while one of these is unset.
+# (libs/config); compose itself refuses to start while one of these is unset (but for
+# DATABASE_REPLICATION_PASSWORD: postgres-replica, profile `replicas`, alone refuses to start without it).
 set -eu
 token() { openssl rand -base64 33 | tr -d '\n=' | tr '+/' '-_'; }
 key() { openssl rand -base64 32; }
@@ -15,6 +16,7 @@ ERASURE_HMAC_KEY=$(key)
 POSTGRES_PASSWORD=$(token)
 DATABASE_MIGRATOR_PASSWORD=$(token)
 DATABASE_APP_PASSWORD=$(token)
+DATABASE_REPLICATION_PASSWORD=$(token)
 REDIS_GATEWAY_PASSWORD=$(token)
 REDIS_API_CORE_PASSWORD=$(token)
 REDIS_IMPORTER_PASSWORD=$(token)

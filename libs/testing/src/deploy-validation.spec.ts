@@ -44,8 +44,8 @@ describe('deploy:validate', () => {
       'ok   deploy/kubernetes/overlays/dev',
       'ok   deploy/kubernetes/overlays/production',
     ]);
-    // Every service has a healthcheck except these one-shots; the observability profile is included.
-    expect(stdout).toMatch(new RegExp(`\\d+ services \\(profiles: observability\\), one-shots without healthcheck: ${Object.keys(ONE_SHOTS).join(', ')}\n`));
+    // Every service has a healthcheck except these one-shots; the replicas and observability profiles are included.
+    expect(stdout).toMatch(new RegExp(`\\d+ services \\(profiles: replicas, observability\\), one-shots without healthcheck: ${Object.keys(ONE_SHOTS).join(', ')}\n`));
     // The connection arithmetic of docs/scaling.md.
     expect(stdout).toContain(
       'deploy/kubernetes/base: 26 objects, Postgres connections at peak 180 (Deployment/api-core 11×10, Deployment/importer 3×13, Deployment/webhook-dispatcher 3×10, Job/debt-collection-migrate 1×1)',
