@@ -6,9 +6,19 @@ export interface PlanCost {
   buffers: number;
   /** Rows its scans of `table` examined: returned, or removed by a filter or a recheck. */
   examined: number;
+  /** The partitions of `table` whose scans ran (pruned ones do not), and those that returned rows (docs/adr/0051). */
+  partitionsScanned: number;
+  /**
+   * Rows a Merge Append of the partitions' index scans read ahead: one from each partition with rows
+   * but the one the page ended in, per merge and per loop.
+   */
+  readAhead: number;
+  /** Whether `table` was read other than through an index (a Seq Scan or a Bitmap Heap Scan), or its rows sorted before the page's limit. */
+  unordered: boolean;
 }
 
 interface PlanNode {
+  'Node Type': string;
   'Relation Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
@@ -17,12 +27,25 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** Whether a scan's relation is `table` or one of its partitions (`<table>_p…`, docs/adr/0051). */
+const scans = (node: PlanNode, table: string) => node['Relation Name'] === table || !!node['Relation Name']?.startsWith(`${table}_p`);
+
 /** Rows the scans of `table` in the plan read, over all their loops. */
 function examinedRows(node: PlanNode, table: string): number {
-  const own = node['Relation Name'] === table
+  const own = scans(node, table)
     ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * node['Actual Loops']
     : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + examinedRows(child, table), 0);
+}
+
+/** Every node of the plan. */
+function nodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodes)];
+}
+
+/** The nodes under `node` down to the first Limit of each branch (what a Sort above it would sort whole). */
+function unlimited(node: PlanNode): PlanNode[] {
+  return (node.Plans ?? []).flatMap((child) => (child['Node Type'] === 'Limit' ? [] : [child, ...unlimited(child)]));
 }
 
 /**
@@ -56,7 +79,20 @@ export async function planCost(
       const noise = ['Output', 'Startup Cost', 'Plan Width', 'Parallel Aware', 'Async Capable'];
       console.log(JSON.stringify(plan, (k, v) => (noise.includes(k) || /Local|Temp|Dirtied|Written/.test(k) ? undefined : v), 0));
     }
-    return { buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], examined: examinedRows(plan, table) };
+    const all = nodes(plan);
+    const partitions = all.filter((n) => n['Relation Name']?.startsWith(`${table}_p`) && n['Actual Loops'] > 0);
+    return {
+      buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
+      examined: examinedRows(plan, table),
+      partitionsScanned: new Set(partitions.map((n) => n['Relation Name'])).size,
+      readAhead: all
+        .filter((n) => n['Node Type'] === 'Merge Append')
+        .reduce((sum, n) => sum + Math.max(0, (n.Plans ?? []).filter((child) => scans(child, table) && child['Actual Rows'] > 0).length - 1) * n['Actual Loops'], 0),
+      // A Sort of the merged, limited pages (several portfolios) is the page's own order, not this.
+      unordered: all.some((n) =>
+        (n['Node Type'] === 'Sort' && unlimited(n).some((below) => scans(below, table))) ||
+        ((n['Node Type'] === 'Seq Scan' || n['Node Type'] === 'Bitmap Heap Scan') && scans(n, table))),
+    };
   } finally {
     await client.query('DEALLOCATE probe');
   }

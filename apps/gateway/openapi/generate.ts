@@ -16,7 +16,7 @@ const ROOT = path.resolve(__dirname, '../../../..');
 const OUTPUT = path.join(ROOT, 'docs/openapi.json');
 
 /** The spec's latest v1 release. */
-const API_VERSION = '1.9.0';
+const API_VERSION = '1.9.1';
 
 const WEBHOOKS: WebhookDoc[] = [
   { event: 'payment.registered', summary: 'A payment was registered individually (API, panel, collection link, fulfilled promise)', dataType: 'PaymentView' },

@@ -37,7 +37,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Debtor Batch': 'Create or update up to 500 debtors with their debts in one request, matched by externalId. Scope `write`.',
   Debtors: 'The people or companies that owe, with phones, emails and compliance flags.',
   Debts: 'Amounts owed, with currency, dates and a status derived from the amounts.',
-  Events: 'Every payment.registered, promise.created and call.completed of the last 30 days, as webhooks carry them: resume with `after` the last id processed to recover what a receiver missed.',
+  Events: 'Every payment.registered, promise.created and call.completed of at least the last 30 days, as webhooks carry them: resume with `after` the last id processed to recover what a receiver missed.',
   Imports: 'Load a whole portfolio from a CSV file: get an upload URL, upload, enqueue, then poll. Scope `write`.',
   Me: 'The identity of the API key in use and its organization.',
   Payments: 'Payments recorded against debtors; register one with an externalId that makes retries safe.',

@@ -10,6 +10,7 @@ import { DispatcherMetrics } from './metrics/dispatcher-metrics';
 import { OutboxRelay } from './relay/outbox-relay';
 import { RelayRepository } from './relay/relay.repository';
 import { Pruner } from './pruning/pruner';
+import { PruningRepository } from './pruning/pruning.repository';
 import { AutoDisabler } from './disabling/auto-disabler';
 
 /**
@@ -27,6 +28,7 @@ export class Dispatcher {
     private readonly disabler: AutoDisabler,
     metrics: DispatcherMetrics,
     relayRepository: RelayRepository,
+    pruningRepository: PruningRepository,
     @InjectQueue(WEBHOOK_DELIVERIES_QUEUE) queue: Queue<DeliveryJob>,
     @Inject(CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -34,6 +36,7 @@ export class Dispatcher {
     metrics.readFrom({
       queue,
       relayLagSeconds: () => relayRepository.relayLagSeconds(),
+      partitionsAheadSeconds: () => pruningRepository.partitionsAheadSeconds(),
     });
     queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
   }

@@ -18,6 +18,8 @@ describe('relay and retention of outbox events', () => {
   let stack: Stack;
   let pg: Client;
   let database: Database;
+  /** As the dispatcher connects: the apps' role. */
+  let appDatabase: Database;
   let tenant: Tenant;
   let webhookId: string;
 
@@ -26,10 +28,12 @@ describe('relay and retention of outbox events', () => {
     pg = new Client({ connectionString: stack.databaseUrl });
     await pg.connect();
     database = new Database(stack.databaseUrl, 2);
+    appDatabase = new Database(stack.env.DATABASE_URL, 2);
     tenant = await createTenant(new OperatorClient(stack.operatorUrl), { name: 'Retention' });
   });
   afterAll(async () => {
     await database?.close();
+    await appDatabase?.close();
     await pg?.end();
     await stack?.stop();
   });
@@ -64,53 +68,67 @@ describe('relay and retention of outbox events', () => {
     expect(await relay.relayBatch(500)).toEqual({ events: 0, deliveries: 0 });
   });
 
-  it('prunes relayed events older than the retention with their finished deliveries and attempts, and keeps everything else', async () => {
-    const old = new Date(Date.now() - 40 * DAY);
-    const oldId = () => `evt_${ulid(old.getTime())}`;
-    const finished = await insertEvent(oldId(), { createdAt: old, relayedAt: old });
-    const withPending = await insertEvent(oldId(), { createdAt: old, relayedAt: old });
-    const withoutDeliveries = await insertEvent(oldId(), { createdAt: old, relayedAt: old });
-    const unrelayed = await insertEvent(oldId(), { createdAt: old, relayedAt: null });
+  it('drops the months of events, deliveries and attempts older than the retention (shortened to 0 days), keeps the current month; only those tables have partitions to drop (docs/adr/0051)', async () => {
+    const old = new Date(Date.now() - 40 * DAY); // before the current month: the first partition
+    const finished = await insertEvent(`evt_${ulid(old.getTime())}`, { createdAt: old, relayedAt: old });
+    const unrelayed = await insertEvent(`evt_${ulid(old.getTime())}`, { createdAt: old, relayedAt: null });
     const recent = await insertEvent(fixtureId('evt'), { relayedAt: new Date() });
-    const delivery = async (eventId: string, status: string) => {
-      const id = `dlv_${ulid(old.getTime())}`;
-      await pg.query(
+    const delivery = async (eventId: string) => {
+      const [{ id }] = (await pg.query<{ id: string }>(
         `INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, attempt_count, queued_at, created_at)
-         VALUES ($1, $2, $3, $4, 1, $5, $5)`,
-        [id, webhookId, eventId, status, old],
-      );
+         VALUES (dc_derived_id('dlv', $2, $1, $2), $1, $2, 'failed', 1, now(), now()) RETURNING id`,
+        [webhookId, eventId],
+      )).rows;
       await pg.query(
-        `INSERT INTO webhook_delivery_attempts (id, delivery_id, number, status_code, duration_ms, created_at) VALUES ($1, $2, 1, 500, 12, $3)`,
-        [fixtureId('att'), id, old],
+        `INSERT INTO webhook_delivery_attempts (id, delivery_id, number, status_code, duration_ms) VALUES (dc_derived_id('att', $1, $1, '1'), $1, 1, 500, 12)`,
+        [id],
       );
       return id;
     };
-    const finishedDelivery = await delivery(finished, 'failed');
-    const pendingDelivery = await delivery(withPending, 'pending');
-    const recentDelivery = await delivery(recent, 'succeeded');
+    const oldDelivery = await delivery(finished);
+    const recentDelivery = await delivery(recent);
+    const partitions = async (table: string) =>
+      (await pg.query<{ name: string }>(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`, [table])).rows.map((r) => r.name);
 
-    // While another dispatcher holds the pruning lock, this one prunes nothing.
+    // While another dispatcher holds the pruning lock, this one neither creates nor drops partitions.
     const holder = new Client({ connectionString: stack.databaseUrl });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-dispatcher:prune'))`);
-    const repository = new PruningRepository(database);
-    expect(await repository.pruneBatch(`evt_${ulid(Date.now() - 30 * DAY)}`, 30, 1000)).toBeNull();
+    // As the apps' role, which has no DDL rights of its own (the functions do: docs/adr/0027).
+    const repository = new PruningRepository(appDatabase);
+    expect(await repository.dropPartitionsBefore('outbox_events', new Date())).toBeNull();
+    expect(await repository.createPartitions(new Date(), 3)).toBeNull();
     await holder.query('ROLLBACK');
     await holder.end();
 
-    const config = loadConfig('webhook-dispatcher', { WEBHOOK_RETENTION_DAYS: '30' });
-    const pruner = new Pruner(repository, config, createLogger('test', 'silent'));
-    expect(await pruner.run()).toBe(2);
+    const config = loadConfig('webhook-dispatcher', {});
+    const pruner = new Pruner(repository, { ...config, webhooks: { ...config.webhooks, retentionDays: 0 } }, createLogger('test', 'silent'));
+    // The old month still holds an event not relayed: its events stay, its deliveries and attempts go.
+    expect((await pruner.run()).dropped).toEqual(['webhook_delivery_attempts_p_legacy', 'webhook_deliveries_p_legacy']);
+    await pg.query('UPDATE outbox_events SET relayed_at = now() WHERE id = $1', [unrelayed]);
+    expect((await pruner.run()).dropped).toEqual(['outbox_events_p_legacy']);
 
     const left = async (table: string, ids: string[]) =>
-      (await pg.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1) ORDER BY id`, [ids])).rows.map((r) => r.id).sort();
-    expect(await left('outbox_events', [finished, withPending, withoutDeliveries, unrelayed, recent])).toEqual([withPending, unrelayed, recent].sort());
-    expect(await left('webhook_deliveries', [finishedDelivery, pendingDelivery, recentDelivery])).toEqual([pendingDelivery, recentDelivery].sort());
-    const attempts = await pg.query<{ delivery_id: string }>('SELECT delivery_id FROM webhook_delivery_attempts WHERE delivery_id = ANY($1)', [
-      [finishedDelivery, pendingDelivery, recentDelivery],
-    ]);
-    expect(attempts.rows.map((r) => r.delivery_id).sort()).toEqual([pendingDelivery, recentDelivery].sort());
+      (await pg.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1) ORDER BY id`, [ids])).rows.map((r) => r.id);
+    expect(await left('outbox_events', [finished, unrelayed, recent])).toEqual([recent]);
+    expect(await left('webhook_deliveries', [oldDelivery, recentDelivery])).toEqual([recentDelivery]);
+    expect((await pg.query('SELECT delivery_id FROM webhook_delivery_attempts WHERE delivery_id = ANY($1)', [[oldDelivery, recentDelivery]])).rows).toEqual([{ delivery_id: recentDelivery }]);
+    expect(await partitions('outbox_events')).toEqual(expect.arrayContaining([expect.stringMatching(/^outbox_events_p\d{6}$/)]));
+    expect(await partitions('outbox_events')).not.toContain('outbox_events_p_legacy');
+    await expect(pg.query(`SELECT dc_drop_partitions('payments', now())`)).rejects.toThrow('payments is not partitioned');
+  });
+
+  it('creates the months ahead of any date, for every partitioned table', async () => {
+    const repository = new PruningRepository(appDatabase);
+    const ahead = await repository.partitionsAheadSeconds();
+    expect(ahead).toBeGreaterThan(60 * DAY / 1000); // the current month and 3 more from the migration
+    const inSixMonths = new Date(Date.now() + 183 * DAY);
+    const created = await repository.createPartitions(inSixMonths, 3);
+    // The month six months from now and the 3 after it, for each of the 3 tables.
+    expect(created).toBe(3 * 4);
+    expect(await repository.partitionsAheadSeconds()).toBeGreaterThan(ahead + 90 * DAY / 1000);
+    expect(await repository.createPartitions(inSixMonths, 3)).toBe(0);
   });
 
   it('each pruning run clears the previous secret of a rotation whose overlap ended, and keeps one still in its overlap (docs/adr/0048)', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AttemptErrorClass } from '@dc/webhooks';
-import { Database, newId, Prisma } from '@dc/database';
+import { Database, Prisma } from '@dc/database';
 
 /** A job's request to make the next attempt of its delivery's series. */
 export interface ClaimRequest {
@@ -109,11 +109,10 @@ export class DeliveryRepository {
     const sorted = byDeliveryId(requests);
     const rows = await this.database.prepared<ClaimRow>(Prisma.sql`
       WITH req AS (
-        SELECT * FROM unnest(${sorted.map((r) => r.deliveryId)}::text[], ${sorted.map((r) => r.series)}::int[],
-                             ${sorted.map(() => newId('att'))}::text[]) AS r(id, series, lost_attempt_id)
+        SELECT * FROM unnest(${sorted.map((r) => r.deliveryId)}::text[], ${sorted.map((r) => r.series)}::int[]) AS r(id, series)
       ),
       cur AS (
-        SELECT d.id, d.series, d.attempt_count, d.series_start, d.next_attempt_at, req.lost_attempt_id,
+        SELECT d.id, d.series, d.attempt_count, d.series_start, d.next_attempt_at,
                w.id AS webhook_id, w.url, w.secret_ciphertext, w.standard_webhooks, d.event_id,
                CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
                (w.enabled AND w.deleted_at IS NULL AND o.status = 'active' AND NOT coalesce(p.demo, false)
@@ -131,10 +130,10 @@ export class DeliveryRepository {
       ),
       lost AS (
         INSERT INTO webhook_delivery_attempts (id, delivery_id, number, series, status_code, error, error_class, duration_ms, address)
-        SELECT lost_attempt_id, id, attempt_count, series, NULL, ${INTERRUPTED_ATTEMPT_ERROR}, 'interrupted', 0, NULL
+        SELECT dc_derived_id('att', id, id, attempt_count::text), id, attempt_count, series, NULL, ${INTERRUPTED_ATTEMPT_ERROR}, 'interrupted', 0, NULL
         FROM cur
         WHERE next_attempt_at IS NULL AND attempt_count > series_start
-        ON CONFLICT (delivery_id, number) DO NOTHING
+        ON CONFLICT (id) DO NOTHING
       ),
       upd AS (
         UPDATE webhook_deliveries d SET
@@ -178,18 +177,18 @@ export class DeliveryRepository {
     const rows = await this.database.prepared<{ id: string; number: number }>(Prisma.sql`
       WITH r AS (
         SELECT * FROM unnest(
-          ${sorted.map(() => newId('att'))}::text[], ${sorted.map((r) => r.deliveryId)}::text[],
+          ${sorted.map((r) => r.deliveryId)}::text[],
           ${sorted.map((r) => r.number)}::int[], ${sorted.map((r) => r.series)}::int[],
           ${sorted.map((r) => r.statusCode)}::int[], ${sorted.map((r) => r.error)}::text[],
           ${sorted.map((r) => r.errorClass)}::text[], ${sorted.map((r) => r.durationMs)}::int[],
           ${sorted.map((r) => r.address)}::text[], ${sorted.map((r) => r.outcome)}::text[],
           ${sorted.map((r) => r.retryInMs)}::int[]
-        ) AS r(id, delivery_id, number, series, status_code, error, error_class, duration_ms, address, outcome, retry_in_ms)
+        ) AS r(delivery_id, number, series, status_code, error, error_class, duration_ms, address, outcome, retry_in_ms)
       ),
       attempts AS (
         INSERT INTO webhook_delivery_attempts (id, delivery_id, number, series, status_code, error, error_class, duration_ms, address)
-        SELECT id, delivery_id, number, series, status_code, error, error_class, duration_ms, address FROM r
-        ON CONFLICT (delivery_id, number) DO NOTHING
+        SELECT dc_derived_id('att', delivery_id, delivery_id, number::text), delivery_id, number, series, status_code, error, error_class, duration_ms, address FROM r
+        ON CONFLICT (id) DO NOTHING
       ),
       turned AS (
         SELECT w.id, h.succeeded

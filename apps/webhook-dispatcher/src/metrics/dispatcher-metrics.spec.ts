@@ -12,7 +12,7 @@ function queueWith(counts: Record<string, number>, oldestWaitingAgeMs?: number) 
 describe('DispatcherMetrics', () => {
   it('exports every delivery outcome from the start, and the scrape-time gauges from their sources', async () => {
     const metrics = new DispatcherMetrics();
-    metrics.readFrom({ queue: queueWith({ waiting: 3, delayed: 2, active: 1, failed: 0, prioritized: 0 }, 90_000), relayLagSeconds: async () => 1.5 });
+    metrics.readFrom({ queue: queueWith({ waiting: 3, delayed: 2, active: 1, failed: 0, prioritized: 0 }, 90_000), relayLagSeconds: async () => 1.5, partitionsAheadSeconds: async () => 5_000_000 });
     metrics.delivery('succeeded');
     metrics.attempt('timeout', 10_000);
     const { body, contentType } = await metrics.exposition();
@@ -24,6 +24,7 @@ describe('DispatcherMetrics', () => {
     expect(body).toContain('queue_jobs{queue="webhook-deliveries",state="delayed"} 2');
     expect(body).toMatch(/queue_oldest_waiting_seconds\{queue="webhook-deliveries"\} (89|9\d)(\.\d+)?\n/);
     expect(body).toContain('webhook_relay_lag_seconds 1.5');
+    expect(body).toContain('db_partitions_ahead_seconds 5000000');
     expect(body).toContain('webhook_relay_events_total 0');
     expect(body).toContain('webhooks_auto_disabled_total 0');
     expect(body).toContain('process_cpu_seconds_total');
@@ -31,7 +32,7 @@ describe('DispatcherMetrics', () => {
 
   it('an empty queue has no oldest waiting job: 0', async () => {
     const metrics = new DispatcherMetrics();
-    metrics.readFrom({ queue: queueWith({ waiting: 0 }), relayLagSeconds: async () => 0 });
+    metrics.readFrom({ queue: queueWith({ waiting: 0 }), relayLagSeconds: async () => 0, partitionsAheadSeconds: async () => 0 });
     expect((await metrics.exposition()).body).toContain('queue_oldest_waiting_seconds{queue="webhook-deliveries"} 0\n');
   });
 
@@ -40,7 +41,7 @@ describe('DispatcherMetrics', () => {
     const down = async () => {
       throw new Error('redis down');
     };
-    metrics.readFrom({ queue: { name: 'webhook-deliveries', getJobCounts: down, getJobs: down }, relayLagSeconds: async () => 0 });
+    metrics.readFrom({ queue: { name: 'webhook-deliveries', getJobCounts: down, getJobs: down }, relayLagSeconds: async () => 0, partitionsAheadSeconds: async () => 0 });
     const { body } = await metrics.exposition();
     expect(body).toContain('webhook_relay_lag_seconds 0');
     expect(body).not.toMatch(/^queue_jobs\{/m);

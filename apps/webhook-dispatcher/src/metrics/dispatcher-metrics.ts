@@ -15,6 +15,8 @@ const ATTEMPT_OUTCOMES: AttemptOutcomeLabel[] = ['success', 'http_status', 'time
 export interface MetricsSources {
   queue: ObservedQueue;
   relayLagSeconds: () => Promise<number>;
+  /** Time left until the first partitioned table has no partition for new rows (docs/adr/0051). */
+  partitionsAheadSeconds: () => Promise<number>;
 }
 
 /**
@@ -67,6 +69,16 @@ export class DispatcherMetrics {
     collect: async () => {
       const lag = await this.sources?.relayLagSeconds().catch(() => null);
       if (lag !== null && lag !== undefined) this.relayLag.set(lag);
+    },
+  });
+
+  readonly partitionsAhead: Gauge = new Gauge({
+    name: 'db_partitions_ahead_seconds',
+    help: 'Time left until the end of the last monthly partition of the partitioned table that has the fewest ahead (calls, promises, outbox events, webhook deliveries and attempts: docs/adr/0051), read from Postgres at scrape time; writes of a row past it fail.',
+    registers: [this.registry],
+    collect: async () => {
+      const seconds = await this.sources?.partitionsAheadSeconds().catch(() => null);
+      if (seconds !== null && seconds !== undefined) this.partitionsAhead.set(seconds);
     },
   });
 

@@ -1,34 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { IdPrefix } from '@dc/contracts';
 import type { AppConfig } from '@dc/config';
 import type { Logger } from '@dc/observability';
-import { encodeTime } from 'ulid';
 import { CONFIG, LOGGER } from '../dispatcher.tokens';
 import { PollingLoop } from '../scheduling/polling-loop';
-import { PruningRepository } from './pruning.repository';
+import { PruningRepository, RETAINED_TABLES } from './pruning.repository';
 
 /** How often a dispatcher tries to prune (one at a time holds the lock), and the first try after start. */
 export const PRUNE_INTERVAL_MS = 5 * 60_000;
 const FIRST_PRUNE_AFTER_MS = 60_000;
-/** Events per delete transaction: short transactions, short locks. */
-const PRUNE_BATCH = 1_000;
-/** Batches per run, at most; the rest waits for the next run. */
-const MAX_BATCHES_PER_RUN = 100;
-
 /**
- * The smallest event id of instant `ms`: every event written before it has a smaller id (ids are
- * `evt_` + ULID, whose first 10 characters encode the creation time in milliseconds).
+ * Months of partitions kept ready after the current one (docs/adr/0051): a month's rows need its
+ * partition before they arrive, so the dispatchers may all be down for two months before writes of
+ * the partitioned tables fail (alert PartitionsRunningOut well before).
  */
-export function firstEventIdAt(ms: number): string {
-  return `${IdPrefix.Event}_${encodeTime(ms, 10)}0000000000000000`;
-}
+export const PARTITION_MONTHS_AHEAD = 3;
 
 /**
- * Retention (docs/adr/0020): every few minutes, relayed events older than WEBHOOK_RETENTION_DAYS
- * are deleted with their deliveries and attempts, in bounded batches, by one dispatcher at a time
- * (a transaction-scoped advisory lock per batch). An event with a delivery still pending stays
- * until it finishes. Each run also clears the previous secrets whose rotation overlap has ended
- * (docs/adr/0048; signing ignores them from their expiry on, whether cleared yet or not).
+ * Housekeeping (docs/adr/0020, 0048, 0051), every few minutes, by one dispatcher at a time (a
+ * transaction-scoped advisory lock): clears the previous secrets whose rotation overlap has ended
+ * (signing ignores them from their expiry on, whether cleared yet or not); creates the monthly
+ * partitions of the partitioned tables for the current month and PARTITION_MONTHS_AHEAD after it;
+ * drops the months of webhook attempts, deliveries and outbox events whose every row is older than
+ * WEBHOOK_RETENTION_DAYS — a month at a time, so events stay listed between the retention and a
+ * month more. Calls, promises and payments are never dropped.
  */
 @Injectable()
 export class Pruner {
@@ -54,20 +48,20 @@ export class Pruner {
     await this.loop.stop();
   }
 
-  /** Prunes until nothing old is left, another dispatcher holds the lock, or the run's bound. */
-  async run(): Promise<number> {
+  /** One pass at `now` (tests move it); answers the partitions created and dropped (none while another dispatcher holds the lock). */
+  async run(now = Date.now()): Promise<{ created: number; dropped: string[] }> {
     const cleared = await this.repository.clearExpiredPreviousSecrets();
     if (cleared > 0) this.logger.info({ webhooks: cleared }, 'cleared webhook secrets whose rotation overlap ended');
+    const created = (await this.repository.createPartitions(new Date(now), PARTITION_MONTHS_AHEAD)) ?? 0;
+    if (created > 0) this.logger.info({ partitions: created }, 'created monthly partitions');
     const days = this.config.webhooks.retentionDays;
-    const before = firstEventIdAt(Date.now() - days * 86_400_000);
-    let total = 0;
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.loop.stopping; batch += 1) {
-      const deleted = await this.repository.pruneBatch(before, days, PRUNE_BATCH);
-      if (deleted === null) break;
-      total += deleted;
-      if (deleted < PRUNE_BATCH) break;
+    const before = new Date(now - days * 86_400_000);
+    const dropped: string[] = [];
+    for (const table of RETAINED_TABLES) {
+      if (this.loop.stopping) break;
+      dropped.push(...((await this.repository.dropPartitionsBefore(table, before)) ?? []));
     }
-    if (total > 0) this.logger.info({ events: total, retentionDays: days }, 'pruned old webhook events');
-    return total;
+    if (dropped.length) this.logger.info({ partitions: dropped, retentionDays: days }, 'dropped partitions past the retention');
+    return { created, dropped };
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '@dc/database';
+import { Database, type Tx } from '@dc/database';
 
 /** The advisory lock that lets one dispatcher at a time prune (any constant shared by all replicas). */
 const PRUNE_LOCK = 'webhook-dispatcher:prune';
 
-/** The SQL of retention: old relayed events with their finished deliveries and attempts; expired previous secrets. */
+/** The SQL of retention: monthly partitions made ahead and dropped past the retention (docs/adr/0051); expired previous secrets. */
 @Injectable()
 export class PruningRepository {
   constructor(private readonly database: Database) {}
@@ -22,40 +22,51 @@ export class PruningRepository {
   }
 
   /**
-   * Deletes, in one transaction, up to `limit` events relayed more than `retentionDays` ago whose
-   * deliveries are all finished (none pending), with those deliveries and their attempts.
-   * `beforeEventId` (an id of the cut-off time: ids are time-ordered) lets the scan walk the primary
-   * key from its start instead of the whole table. Answers how many events went, or null when
-   * another dispatcher holds the pruning lock.
+   * Creates the missing monthly partitions of every partitioned table (docs/adr/0051) for the month
+   * of `at` and the `monthsAhead` after it: one transaction, under the pruning lock. Answers how many
+   * it created, or null when another dispatcher holds the lock.
    */
-  async pruneBatch(beforeEventId: string, retentionDays: number, limit: number): Promise<number | null> {
+  async createPartitions(at: Date, monthsAhead: number): Promise<number | null> {
     return this.database.transaction(async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${PRUNE_LOCK})) AS locked`;
-      if (!locked) return null;
-      const [{ deleted }] = await tx.$queryRaw<{ deleted: number }[]>`
-        WITH ev AS (
-          SELECT e.id FROM outbox_events e
-          WHERE e.id < ${beforeEventId}
-            AND e.relayed_at < now() - make_interval(days => ${retentionDays}::int)
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
-          ORDER BY e.id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
-        ),
-        dlv AS (
-          SELECT d.id FROM webhook_deliveries d JOIN ev ON ev.id = d.event_id
-        ),
-        attempts AS (
-          DELETE FROM webhook_delivery_attempts a USING dlv WHERE a.delivery_id = dlv.id
-        ),
-        deliveries AS (
-          DELETE FROM webhook_deliveries d USING dlv WHERE d.id = dlv.id
-        ),
-        events AS (
-          DELETE FROM outbox_events e USING ev WHERE e.id = ev.id RETURNING 1
-        )
-        SELECT count(*)::int AS deleted FROM events`;
-      return deleted;
+      if (!(await locked(tx))) return null;
+      const [{ created }] = await tx.$queryRaw<{ created: number }[]>`
+        SELECT coalesce(sum(dc_create_partitions(table_name, ${at}::timestamptz, ${monthsAhead}::int)), 0)::int AS created FROM partitioned_tables`;
+      return created;
     });
   }
+
+  /**
+   * Drops the partitions of `table` whose every row is older than `before` (dc_drop_partitions: an
+   * outbox month with an event not yet relayed is kept), in one transaction under the pruning lock.
+   * Answers the partitions dropped, or null when another dispatcher holds the lock.
+   */
+  async dropPartitionsBefore(table: RetainedTable, before: Date): Promise<string[] | null> {
+    return this.database.transaction(async (tx) => {
+      if (!(await locked(tx))) return null;
+      const [{ dropped }] = await tx.$queryRaw<{ dropped: string[] }[]>`SELECT dc_drop_partitions(${table}, ${before}::timestamptz) AS dropped`;
+      return dropped;
+    });
+  }
+
+  /** How long until the first partitioned table runs out of partitions (the end of its last month), in seconds. */
+  async partitionsAheadSeconds(): Promise<number> {
+    const [{ seconds }] = await this.database.client.$queryRaw<{ seconds: number }[]>`
+      SELECT coalesce(min(extract(epoch FROM ends - now())), 0)::float8 AS seconds FROM (
+        SELECT p.table_name, max((to_date(substring(c.relname FROM '_p([0-9]{6})$'), 'YYYYMM') + interval '1 month') AT TIME ZONE 'UTC') AS ends
+        FROM partitioned_tables p
+        JOIN pg_inherits i ON i.inhparent = p.table_name::regclass
+        JOIN pg_class c ON c.oid = i.inhrelid
+        GROUP BY p.table_name) last`;
+    return seconds;
+  }
+}
+
+/** The tables whose old months are dropped, in the order they go: attempts, then deliveries, then the events. */
+export const RETAINED_TABLES = ['webhook_delivery_attempts', 'webhook_deliveries', 'outbox_events'] as const;
+export type RetainedTable = (typeof RETAINED_TABLES)[number];
+
+/** One dispatcher at a time: the transaction-scoped pruning lock, or false when another holds it. */
+async function locked(tx: Tx): Promise<boolean> {
+  const [{ got }] = await tx.$queryRaw<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${PRUNE_LOCK})) AS got`;
+  return got;
 }

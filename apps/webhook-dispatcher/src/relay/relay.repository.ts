@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DeliveryJob } from '@dc/contracts';
-import { Database, newId, Prisma } from '@dc/database';
+import { Database, Prisma } from '@dc/database';
 
 export interface RelayedBatch {
   /** Outbox events taken (and marked relayed). */
@@ -72,8 +72,9 @@ export class RelayRepository {
       const [{ inserted }] = await tx.$queryRaw<{ inserted: number }[]>`
         WITH ins AS (
           INSERT INTO webhook_deliveries (id, webhook_id, event_id)
-          SELECT * FROM unnest(${pairs.map(() => newId('dlv'))}::text[], ${pairs.map((p) => p.webhookId)}::text[], ${pairs.map((p) => p.eventId)}::text[])
-          ON CONFLICT (webhook_id, event_id) DO NOTHING
+          SELECT dc_derived_id('dlv', p.event_id, p.webhook_id, p.event_id), p.webhook_id, p.event_id
+          FROM unnest(${pairs.map((p) => p.webhookId)}::text[], ${pairs.map((p) => p.eventId)}::text[]) AS p(webhook_id, event_id)
+          ON CONFLICT (id) DO NOTHING
           RETURNING 1
         ), positions AS (
           SELECT id, nextval('outbox_events_feed_position_seq') AS feed_position
