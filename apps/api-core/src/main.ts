@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Public reads on the replicas with read-your-writes (docs/adr/0050): each API key's last write
   // position in Redis, shared by every replica of api-core and the importer.
   const replicas = config.database.replicas;
-  const writePositions = replicas.urls.length ? new RedisWritePositions(redis, config.redis.keyPrefix, ReadRouter.rememberWritesMs(replicas)) : null;
+  const writePositions = RedisWritePositions.forReplicas(redis, config.redis.keyPrefix, replicas);
   const reads = ReadRouter.open(database, replicas, poolSize, { ...timeouts, deadline: currentDeadline }, writePositions, metrics);
   await reads.start();
   if (replicas.urls.length) logger.info({ replicas: reads.describe() }, 'read replicas');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { getQueueToken } from '@nestjs/bullmq';
 import { NestFactory } from '@nestjs/core';
 import { IMPORTS_QUEUE } from '@dc/contracts';
-import { Database, Prisma, ReadRouter, RedisWritePositions } from '@dc/database';
+import { Database, Prisma, RedisWritePositions } from '@dc/database';
 import { NestPinoLogger, registerQueueDepth, runBackgroundService } from '@dc/observability';
 import type { Queue } from 'bullmq';
 import { createStorage } from '@dc/storage';
@@ -39,7 +39,7 @@ runBackgroundService('importer', IMPORTER_RUNTIME_PATCHES, async (config, logger
   const metrics = new ImporterMetrics();
   // With read replicas, a completed import is a write of the key that enqueued it (docs/adr/0050).
   const replicas = config.database.replicas;
-  const writePositions = replicas.urls.length ? new RedisWritePositions(redis, config.redis.keyPrefix, ReadRouter.rememberWritesMs(replicas)) : null;
+  const writePositions = RedisWritePositions.forReplicas(redis, config.redis.keyPrefix, replicas);
   const app = await NestFactory.createApplicationContext(ImporterModule.register({ config, logger, database, queueConnection, storage, metrics, writePositions }), {
     logger: new NestPinoLogger(logger),
   });

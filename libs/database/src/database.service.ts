@@ -7,8 +7,9 @@ import { Committed, CURRENT_LSN_SQL, queryThenLsn } from './commit-lsn';
 import { SqlStatement } from './prepared-statements';
 import { openPool, ReadPool } from './read-pool';
 import { connectionSettings } from './connection-settings';
-export { connectionSettings };
 import { TransactionTimeoutError } from './transient-error';
+
+export { connectionSettings } from './connection-settings';
 
 export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
@@ -39,11 +40,6 @@ export interface SessionOptions {
   lockTimeoutMs?: number;
   /** `application_name`, to tell the session apart in pg_stat_activity. */
   applicationName?: string;
-  /**
-   * `pg`'s pipeline mode: queries issued together go out together, each with its own Sync (for
-   * `queryThenLsn`). Not for a session that runs COPY: pipeline mode refuses custom query classes.
-   */
-  pipeline?: boolean;
 }
 
 export interface DatabaseOptions {
@@ -198,7 +194,6 @@ export class Database implements Transactions {
       lock_timeout: options.lockTimeoutMs ?? this.options.lockTimeoutMs,
       idle_in_transaction_session_timeout: this.options.idleInTransactionTimeoutMs,
       connectionTimeoutMillis: this.options.connectTimeoutMs,
-      pipeline: options.pipeline ?? false,
     });
     client.on('error', () => undefined);
     await client.connect();

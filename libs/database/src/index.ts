@@ -10,8 +10,6 @@ export { isWriteConflict } from './write-conflict';
 // @prisma/client, and an app's pruned package.json would lack it: this tracked type-only import shows it.
 export type { Decimal } from '@prisma/client/runtime/client';
 export * from './lsn';
-export { CURRENT_LSN_SQL, queryThenLsn } from './commit-lsn';
 export type { Committed } from './commit-lsn';
-export { ReadPool } from './read-pool';
 export * from './read-routing';
 export { RedisWritePositions } from './write-positions';

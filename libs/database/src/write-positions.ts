@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { lsnFromKey, lsnKey } from './lsn';
-import type { WritePositions } from './read-routing';
+import { ReadRouter, type ReplicaSettings, type WritePositions } from './read-routing';
 
 /**
  * Raises the key's position (16 hexadecimal digits, which compare as text as the positions do) and
@@ -24,6 +24,11 @@ type Scripts = { dcRecordWrite(key: string, lsn: string, ttlMs: number): Promise
  * api-core replica and the importer share it: a key's next read may land on any of them.
  */
 export class RedisWritePositions implements WritePositions {
+  /** The store of a process configured with `replicas` (api-core, the importer); null without replicas: no write records anything. */
+  static forReplicas(redis: Redis, keyPrefix: string, replicas: ReplicaSettings): RedisWritePositions | null {
+    return replicas.urls.length ? new RedisWritePositions(redis, keyPrefix, ReadRouter.rememberWritesMs(replicas)) : null;
+  }
+
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
