@@ -81,12 +81,18 @@ export function residual(condition: Prisma.Sql): Prisma.Sql {
  *   portfolio beside a large one). Its estimate never looks at the cursor's value: a cursor past
  *   the histogram (a portfolio loaded after the last ANALYZE) would be estimated at no rows, and
  *   reading those "no rows" and sorting them looks cheaper than the ordered scan. With a key, the
- *   comparisons are led by it, `(key, portfolio_id, id) > (k.v, p.id, cursor)` and
- *   `(key, portfolio_id) <= (k.v, p.id)`, and the scan is in that order, with no equality on the
- *   key: with `key = v`, the `(portfolio_id, id)` index could serve the page filtering by the key,
- *   and with statistics it did whenever the value looked common (a generic plan guesses a direction
- *   at half the rows): 20 rows read per row kept for inbound calls, the whole portfolio for a value
- *   it wrongly thought common (docs/adr/0042).
+ *   scan is in the key index's order, `(key, portfolio_id, id)`, and the key is matched as an
+ *   array, `key = ANY(ARRAY[k.v])`: with `key = v` the planner would take the key as a constant of
+ *   the order, and the `(portfolio_id, id)` index could serve the page filtering by the key — with
+ *   statistics it did whenever the value looked common (a generic plan guesses a direction at half
+ *   the rows): 20 rows read per row kept for inbound calls, the whole portfolio for a value it
+ *   wrongly thought common (docs/adr/0042). An array keeps the key in the order, so only the key
+ *   index serves it, and is still an equality to the index: the scan starts at the row comparison
+ *   on the columns after the key, `(portfolio_id, id) > (p.id, cursor)`, and ends where the
+ *   portfolio's rows of the value end (`portfolio_id <= p.id`). A row comparison led by the key,
+ *   `(key, portfolio_id) <= (k.v, p.id)`, ended it only where the key changed: Postgres 15 ends a
+ *   scan on a row comparison's first column only, so the last page of a value walked every later
+ *   portfolio's rows of it — other tenants' (docs/adr/0051; the plan test's last pages).
  * - The inner LIMIT is `(SELECT take)`: a limit the planner cannot read, so it plans the scan
  *   for a tenth of its rows, as it already does in a generic plan (`LIMIT $n`). With the real
  *   limit, a scan estimated below `take` rows looks no cheaper in order than read and sorted.
@@ -114,13 +120,13 @@ export function reachableKeysetPageSql(auth: AuthContext, page: KeysetPageQuery)
     conditions.push(Prisma.sql`${table}.id = ${distinct[0]}`);
     conditions.push(Prisma.sql`(${table}.portfolio_id, ${table}.id) > (p.id, ${afterId}) AND ${table}.portfolio_id <= p.id`);
   } else if (page.key) {
-    // One scan per value, its range as row comparisons led by the key, in the key index's order,
-    // no equality on the key (see above). IS NOT NULL implies the predicate of a partial key
-    // index (calls' campaign index).
+    // One scan per value in the key index's order: the key as an array (an equality the planner
+    // keeps in the order, see above), the portfolio's range after it. IS NOT NULL implies the
+    // predicate of a partial key index (calls' campaign index).
     const column = Prisma.sql`${table}.${Prisma.raw(page.key.column)}`;
     values = Prisma.sql`CROSS JOIN unnest(${distinct}::text[]) AS k(v)`;
     conditions.push(Prisma.sql`${column} IS NOT NULL`);
-    conditions.push(Prisma.sql`(${column}, ${table}.portfolio_id, ${table}.id) > (k.v, p.id, ${afterId}) AND (${column}, ${table}.portfolio_id) <= (k.v, p.id)`);
+    conditions.push(Prisma.sql`${column} = ANY(ARRAY[k.v]) AND (${table}.portfolio_id, ${table}.id) > (p.id, ${afterId}) AND ${table}.portfolio_id <= p.id`);
     order = Prisma.sql`${column}, ${order}`;
   } else {
     conditions.push(Prisma.sql`(${table}.portfolio_id, ${position}${table}.id) > (p.id, ${after}) AND ${table}.portfolio_id <= p.id`);
