@@ -1,7 +1,4 @@
-import { ADMIN_URL, insertOrganization, REPO_ROOT } from '@dc/testing';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { insertOrganization, MigrationDatabase } from '@dc/testing';
 import { Client } from 'pg';
 import { ulid } from 'ulid';
 
@@ -12,31 +9,17 @@ import { ulid } from 'ulid';
  * the old rows become the first partition without being copied, and no insert waits long.
  */
 describe('partitioning a populated database', () => {
-  const MIGRATIONS = path.join(REPO_ROOT, 'prisma/migrations');
   const FIRST = '20261201000000_partitioning_functions';
-  const PARTITIONING = readdirSync(MIGRATIONS).filter((name) => name >= FIRST && name <= '20261201000200_partition_webhook_tables').sort();
+  const PARTITIONING = MigrationDatabase.between(FIRST, '20261201000200_partition_webhook_tables');
   const TABLES = ['outbox_events', 'webhook_deliveries', 'webhook_delivery_attempts'];
   const ROWS = 30_000;
   const DAY = 86_400_000;
-  const name = `dc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  let database: MigrationDatabase;
   let db: Client;
 
-  const apply = async (client: Client, migration: string) => {
-    const started = performance.now();
-    await client.query('BEGIN');
-    await client.query(readFileSync(path.join(MIGRATIONS, migration, 'migration.sql'), 'utf8'));
-    await client.query('COMMIT');
-    return performance.now() - started;
-  };
-
   beforeAll(async () => {
-    const admin = new Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    db = new Client({ connectionString: ADMIN_URL.replace(/\/postgres$/, `/${name}`) });
-    await db.connect();
-    for (const migration of readdirSync(MIGRATIONS).filter((n) => n < FIRST).sort()) await apply(db, migration);
+    database = await MigrationDatabase.before(FIRST);
+    db = database.client;
     await insertOrganization(db, 'org_m', ['pf_m']);
     await db.query(`INSERT INTO webhooks (id, organization_id, url, portfolio_ids, secret_ciphertext) VALUES ('whk_m', 'org_m', 'https://example.com/h', '{}', 'x')`);
     // Events of the last 60 days, each with a delivery and an attempt, as the relay and worker wrote them.
@@ -50,16 +33,11 @@ describe('partitioning a populated database', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await db?.end();
-    const admin = new Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await database?.drop();
   });
 
   it('keeps every row, attaches the old table as the first partition, and never holds a writer up', async () => {
-    const writer = new Client({ connectionString: ADMIN_URL.replace(/\/postgres$/, `/${name}`) });
-    await writer.connect();
+    const writer = await database.connect();
     let writing = true;
     let written = 0;
     const waits: number[] = [];
@@ -77,9 +55,8 @@ describe('partitioning a populated database', () => {
     const durations: Record<string, number> = {};
     try {
       await new Promise((r) => setTimeout(r, 200));
-      const migrator = new Client({ connectionString: ADMIN_URL.replace(/\/postgres$/, `/${name}`) });
-      await migrator.connect();
-      for (const migration of PARTITIONING) durations[migration] = await apply(migrator, migration);
+      const migrator = await database.connect();
+      for (const migration of PARTITIONING) durations[migration] = await database.apply(migration, migrator);
       await migrator.end();
       await new Promise((r) => setTimeout(r, 200));
     } finally {

@@ -68,7 +68,7 @@ describe('relay and retention of outbox events', () => {
     expect(await relay.relayBatch(500)).toEqual({ events: 0, deliveries: 0 });
   });
 
-  it('drops the months of events, deliveries and attempts older than the retention (shortened to 0 days), keeps the current month; only those tables have partitions to drop (docs/adr/0051)', async () => {
+  it('drops the months of events, deliveries and attempts older than the retention (shortened to 0 days), keeps the current month; only those tables have partitions to drop — calls and promises keep every month (docs/adr/0051)', async () => {
     const old = new Date(Date.now() - 40 * DAY); // before the current month: the first partition
     const finished = await insertEvent(`evt_${ulid(old.getTime())}`, { createdAt: old, relayedAt: old });
     const unrelayed = await insertEvent(`evt_${ulid(old.getTime())}`, { createdAt: old, relayedAt: null });
@@ -117,6 +117,11 @@ describe('relay and retention of outbox events', () => {
     expect(await partitions('outbox_events')).toEqual(expect.arrayContaining([expect.stringMatching(/^outbox_events_p\d{6}$/)]));
     expect(await partitions('outbox_events')).not.toContain('outbox_events_p_legacy');
     await expect(pg.query(`SELECT dc_drop_partitions('payments', now())`)).rejects.toThrow('payments is not partitioned');
+    // Calls and promises are partitioned too, but clients read them: no month of theirs is ever dropped.
+    for (const table of ['calls', 'promises']) {
+      expect(await partitions(table)).toEqual(expect.arrayContaining([`${table}_p_legacy`, expect.stringMatching(new RegExp(`^${table}_p\\d{6}$`))]));
+      await expect(pg.query(`SELECT dc_drop_partitions($1, now() + interval '10 years')`, [table])).rejects.toThrow(`${table} keeps every row: its partitions are never dropped`);
+    }
   });
 
   it('creates the months ahead of any date, for every partitioned table', async () => {
@@ -125,8 +130,9 @@ describe('relay and retention of outbox events', () => {
     expect(ahead).toBeGreaterThan(60 * DAY / 1000); // the current month and 3 more from the migration
     const inSixMonths = new Date(Date.now() + 183 * DAY);
     const created = await repository.createPartitions(inSixMonths, 3);
-    // The month six months from now and the 3 after it, for each of the 3 tables.
-    expect(created).toBe(3 * 4);
+    // The month six months from now and the 3 after it, for each of the 5 tables (outbox events,
+    // deliveries, attempts, calls, promises).
+    expect(created).toBe(5 * 4);
     expect(await repository.partitionsAheadSeconds()).toBeGreaterThan(ahead + 90 * DAY / 1000);
     expect(await repository.createPartitions(inSixMonths, 3)).toBe(0);
   });

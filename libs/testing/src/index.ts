@@ -17,3 +17,4 @@ export * from './acl-redis';
 export * from './ports';
 export * from './observability-files';
 export * from './noisy-neighbour';
+export * from './migration-database';
