@@ -8,6 +8,8 @@ export interface PlanCost {
   examined: number;
   /** The partitions of `table` whose scans ran (pruned ones do not), and those that returned rows (docs/adr/0051). */
   partitionsScanned: number;
+  /** Their names. */
+  partitions: string[];
   /**
    * Rows a Merge Append of the partitions' index scans read ahead: one from each partition with rows
    * but the one the page ended in, per merge and per loop.
@@ -85,6 +87,7 @@ export async function planCost(
       buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
       examined: examinedRows(plan, table),
       partitionsScanned: new Set(partitions.map((n) => n['Relation Name'])).size,
+      partitions: [...new Set(partitions.map((n) => n['Relation Name'] as string))].sort(),
       readAhead: all
         .filter((n) => n['Node Type'] === 'Merge Append')
         .reduce((sum, n) => sum + Math.max(0, (n.Plans ?? []).filter((child) => scans(child, table) && child['Actual Rows'] > 0).length - 1) * n['Actual Loops'], 0),

@@ -107,7 +107,7 @@ export function callsPageSql(auth: AuthContext, filter: CallListFilter, afterId:
   }
   if (filter.from !== undefined) conditions.push(residual(Prisma.sql`c.created_at >= ${filter.from}`));
   if (filter.to !== undefined) conditions.push(residual(Prisma.sql`c.created_at <= ${filter.to}`));
-  const page = { columns: LIST_COLUMNS, from: Prisma.sql`calls c`, alias: 'c', key, conditions, portfolioId: filter.portfolioId, afterId, take };
+  const page = { columns: LIST_COLUMNS, from: Prisma.sql`calls c`, alias: 'c', partitionedById: true, key, conditions, portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
 }
 

@@ -76,7 +76,7 @@ export function promisesPageSql(auth: AuthContext, filter: PromiseListFilter, af
     if (key) conditions.push(residual(Prisma.sql`pr.status = ANY(${filter.statuses}::text[])`));
     else key = { column: 'status', values: filter.statuses };
   }
-  const page = { columns: COLUMNS, from: Prisma.sql`promises pr`, alias: 'pr', key, conditions, portfolioId: filter.portfolioId, afterId, take };
+  const page = { columns: COLUMNS, from: Prisma.sql`promises pr`, alias: 'pr', partitionedById: true, key, conditions, portfolioId: filter.portfolioId, afterId, take };
   return reachableKeysetPageSql(auth, page);
 }
 
