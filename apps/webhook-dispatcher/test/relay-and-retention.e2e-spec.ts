@@ -132,10 +132,48 @@ describe('relay and retention of outbox events', () => {
     const created = await repository.createPartitions(inSixMonths, 3);
     // The month six months from now and the 3 after it, for each of the 5 tables (outbox events,
     // deliveries, attempts, calls, promises).
-    expect(created).toBe(5 * 4);
+    expect(created).toEqual({ created: 5 * 4, busy: [] });
     expect(await repository.partitionsAheadSeconds()).toBeGreaterThan(ahead + 90 * DAY / 1000);
-    expect(await repository.createPartitions(inSixMonths, 3)).toBe(0);
+    expect(await repository.createPartitions(inSixMonths, 3)).toEqual({ created: 0, busy: [] });
   });
+
+  it('creating a month never holds up the writers of the tables its keys relate (docs/adr/0051)', async () => {
+    const repository = new PruningRepository(appDatabase);
+    const inAYear = new Date(Date.now() + 366 * DAY);
+    // A long transaction has written a portfolio: the keys of a calls or promises partition need
+    // portfolios in SHARE ROW EXCLUSIVE, which waits for it.
+    const holder = new Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query(`UPDATE portfolios SET updated_at = now() WHERE id = $1`, [tenant.portfolioIds[0]]);
+    // Meanwhile another writer of portfolios must not queue behind the partitions' lock for longer than a try.
+    const writer = new Client({ connectionString: stack.databaseUrl });
+    await writer.connect();
+    const waits: number[] = [];
+    let creating = true;
+    const writes = (async () => {
+      while (creating) {
+        const started = performance.now();
+        await writer.query(`INSERT INTO portfolios (id, organization_id, identity_name, identity_currency) VALUES ($1, $2, 'Busy', '{EUR}')`, [fixtureId('pf'), tenant.organizationId]);
+        waits.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    try {
+      // Calls and promises keep keys to portfolios: their month waits; the webhook tables' does not.
+      expect(await repository.createPartitions(inAYear, 0)).toEqual({ created: 3, busy: ['calls', 'promises'] });
+    } finally {
+      creating = false;
+      await writes;
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await writer.end();
+    }
+    expect(waits.length).toBeGreaterThan(10);
+    expect(Math.max(...waits)).toBeLessThan(500);
+    // Once the holder is gone, the next run makes them.
+    expect(await repository.createPartitions(inAYear, 0)).toEqual({ created: 2, busy: [] });
+  }, 120_000);
 
   it('each pruning run clears the previous secret of a rotation whose overlap ended, and keeps one still in its overlap (docs/adr/0048)', async () => {
     const operator = new OperatorClient(stack.operatorUrl);

@@ -1,4 +1,4 @@
-import { isWriteConflict } from './write-conflict';
+import { isLockNotAvailable, isWriteConflict } from './write-conflict';
 
 describe('isWriteConflict', () => {
   const keys = new Set(['debtor_phones_debtor_id_phone_e164_key']);
@@ -37,5 +37,15 @@ describe('isWriteConflict', () => {
     expect(isWriteConflict({ message: '23505 40P01' }, keys)).toBe(false);
     expect(isWriteConflict(undefined, keys)).toBe(false);
     expect(isWriteConflict('40P01', keys)).toBe(false);
+  });
+});
+
+describe('isLockNotAvailable', () => {
+  it('a lock not taken within lock_timeout, from pg or through Prisma; nothing else', () => {
+    expect(isLockNotAvailable(Object.assign(new Error('pg'), { code: '55P03' }))).toBe(true);
+    expect(isLockNotAvailable({ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '55P03' } } } })).toBe(true);
+    expect(isLockNotAvailable(Object.assign(new Error('pg'), { code: '57014' }))).toBe(false);
+    expect(isLockNotAvailable(new Error('canceling statement due to lock timeout'))).toBe(false);
+    expect(isLockNotAvailable(undefined)).toBe(false);
   });
 });

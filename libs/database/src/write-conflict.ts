@@ -23,3 +23,8 @@ export function isWriteConflict(err: unknown, naturalKeys: ReadonlySet<string>):
   if (LOST_TO_ANOTHER.has(fields.code)) return true;
   return fields.code === UNIQUE_VIOLATION && fields.constraint !== undefined && naturalKeys.has(fields.constraint);
 }
+
+/** Whether `err` (from `pg` or Prisma) is a lock not taken within `lock_timeout` (55P03): nothing was done. */
+export function isLockNotAvailable(err: unknown): boolean {
+  return databaseErrorFields(err)?.code === '55P03';
+}

@@ -52,8 +52,9 @@ export class Pruner {
   async run(now = Date.now()): Promise<{ created: number; dropped: string[] }> {
     const cleared = await this.repository.clearExpiredPreviousSecrets();
     if (cleared > 0) this.logger.info({ webhooks: cleared }, 'cleared webhook secrets whose rotation overlap ended');
-    const created = (await this.repository.createPartitions(new Date(now), PARTITION_MONTHS_AHEAD)) ?? 0;
+    const { created, busy } = (await this.repository.createPartitions(new Date(now), PARTITION_MONTHS_AHEAD)) ?? { created: 0, busy: [] };
     if (created > 0) this.logger.info({ partitions: created }, 'created monthly partitions');
+    if (busy.length) this.logger.warn({ tables: busy }, 'monthly partitions not created: their tables stayed busy (tried again next run)');
     const days = this.config.webhooks.retentionDays;
     const before = new Date(now - days * 86_400_000);
     const dropped: string[] = [];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database, type Tx } from '@dc/database';
+import { Database, isLockNotAvailable, type Tx } from '@dc/database';
 
 /** The advisory lock that lets one dispatcher at a time prune (any constant shared by all replicas). */
 const PRUNE_LOCK = 'webhook-dispatcher:prune';
@@ -23,16 +23,28 @@ export class PruningRepository {
 
   /**
    * Creates the missing monthly partitions of every partitioned table (docs/adr/0051) for the month
-   * of `at` and the `monthsAhead` after it: one transaction, under the pruning lock. Answers how many
-   * it created, or null when another dispatcher holds the lock.
+   * of `at` and the `monthsAhead` after it: a transaction per table, under the pruning lock. A table
+   * whose related tables stayed busy (dc_create_partitions gives up rather than hold their writers
+   * up) is answered in `busy`; the next run tries again. Null when another dispatcher holds the lock.
    */
-  async createPartitions(at: Date, monthsAhead: number): Promise<number | null> {
-    return this.database.transaction(async (tx) => {
-      if (!(await locked(tx))) return null;
-      const [{ created }] = await tx.$queryRaw<{ created: number }[]>`
-        SELECT coalesce(sum(dc_create_partitions(table_name, ${at}::timestamptz, ${monthsAhead}::int)), 0)::int AS created FROM partitioned_tables`;
-      return created;
-    });
+  async createPartitions(at: Date, monthsAhead: number): Promise<{ created: number; busy: string[] } | null> {
+    const tables = await this.database.client.$queryRaw<{ name: string }[]>`SELECT table_name AS name FROM partitioned_tables ORDER BY table_name`;
+    const result = { created: 0, busy: [] as string[] };
+    for (const { name } of tables) {
+      try {
+        const created = await this.database.transaction(async (tx) => {
+          if (!(await locked(tx))) return null;
+          const [row] = await tx.$queryRaw<{ created: number }[]>`SELECT dc_create_partitions(${name}, ${at}::timestamptz, ${monthsAhead}::int) AS created`;
+          return row.created;
+        });
+        if (created === null) return null;
+        result.created += created;
+      } catch (err) {
+        if (!isLockNotAvailable(err)) throw err;
+        result.busy.push(name);
+      }
+    }
+    return result;
   }
 
   /**
