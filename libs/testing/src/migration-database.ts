@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { REPO_ROOT } from './service-process';
-import { ADMIN_URL } from './test-database';
+import { urlFor, withAdmin } from './test-database';
 
 const MIGRATIONS = path.join(REPO_ROOT, 'prisma/migrations');
 
@@ -29,8 +29,8 @@ export class MigrationDatabase {
   /** A new database with every migration before `first` applied. */
   static async before(first: string): Promise<MigrationDatabase> {
     const name = `dc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await MigrationDatabase.admin((c) => c.query(`CREATE DATABASE ${name}`));
-    const url = ADMIN_URL.replace(/\/postgres$/, `/${name}`);
+    await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
+    const url = urlFor(name);
     const client = new Client({ connectionString: url });
     await client.connect();
     const database = new MigrationDatabase(name, url, client);
@@ -61,16 +61,6 @@ export class MigrationDatabase {
 
   async drop(): Promise<void> {
     await this.client.end();
-    await MigrationDatabase.admin((c) => c.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`));
-  }
-
-  private static async admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ connectionString: ADMIN_URL });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
+    await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`));
   }
 }

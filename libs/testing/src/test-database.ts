@@ -14,11 +14,13 @@ export const templateDatabase = (): string => {
   return name;
 };
 
-function urlFor(database: string): string {
+/** The admin's URL of `database`. */
+export function urlFor(database: string): string {
   return ADMIN_URL.replace(/\/postgres$/, `/${database}`);
 }
 
-async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+/** Runs `fn` on a connection of the admin to the cluster's `postgres` database (CREATE and DROP DATABASE). */
+export async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
@@ -34,12 +36,12 @@ async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  */
 export async function createTestDatabase(): Promise<{ url: string; appUrl: string; name: string; drop: () => Promise<void> }> {
   const name = `dc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
   return {
     name,
     url: urlFor(name),
     appUrl: appUrlFor(name),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
 
@@ -54,7 +56,7 @@ export function appUrlFor(database: string): string {
  * which is fine. Cloned databases inherit the template's grants.
  */
 export async function ensureAppRole(): Promise<void> {
-  await admin((c) =>
+  await withAdmin((c) =>
     c.query(`DO $$ BEGIN
       CREATE ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION;
     EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
@@ -64,13 +66,13 @@ export async function ensureAppRole(): Promise<void> {
 
 /** Used by the global setup: creates this run's template database and returns its URL. */
 export async function createTemplateDatabase(name: string): Promise<string> {
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
   return urlFor(name);
 }
 
 /** Used by the global teardown. */
 export async function dropDatabase(name: string): Promise<void> {
-  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
 /** Direct SQL for assertions (counting rows, reading what the API must not expose). */
